@@ -1,0 +1,52 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { cors } from "hono/cors";
+import { catalogueRoutes } from "./catalogue/routes.ts";
+import type { Deps } from "./deps.ts";
+import { Failure, failureResponse } from "./errors.ts";
+import type { Env } from "./http/route.ts";
+import { proclamationRoutes } from "./proclamations/routes.ts";
+
+/**
+ * The whole v2 interface as one Hono app. The entry (Deno.serve) and the tests build it the same way.
+ *
+ * @example
+ * const app = createApp(deps);
+ * Deno.serve((request, info) => app.fetch(request, { remoteAddr: info.remoteAddr.hostname }));
+ */
+export function createApp(deps: Deps): OpenAPIHono<Env> {
+  const app = new OpenAPIHono<Env>();
+
+  // Browser-based kiosks call the API cross-origin and poll schedules conditionally.
+  app.use(
+    "/api/*",
+    cors({
+      origin: "*",
+      allowHeaders: ["Content-Type", "If-None-Match", "x-license-key", "x-email", "x-timestamp", "x-nonce", "x-signature"],
+      allowMethods: ["GET", "POST", "PUT", "OPTIONS"],
+      exposeHeaders: ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"],
+      maxAge: 86400,
+    }),
+  );
+
+  catalogueRoutes(app, deps);
+  proclamationRoutes(app, deps);
+
+  app.doc31("/api/v2/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Cadence: listening-schedule and catalogue service", version: "2.0.0" },
+  });
+
+  app.notFound(() => failureResponse("not_found"));
+  app.onError((error, c) => {
+    if (error instanceof Failure) return failureResponse(error.code, error.headers);
+    const requestId = crypto.randomUUID();
+    deps.log("error", "request_failed", {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    return Response.json({ message: "internal error", requestId }, { status: 500 });
+  });
+  return app;
+}

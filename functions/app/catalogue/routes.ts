@@ -1,0 +1,34 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Deps } from "../deps.ts";
+import { jsonText } from "../http/json.ts";
+import { type App, jsonContent, route } from "../http/route.ts";
+import { ttlCache } from "../http/ttl-cache.ts";
+import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
+import { type CatalogueRead, readCatalogue } from "./store.ts";
+
+/**
+ * How long a catalogue payload is served from memory. Staff edit the catalogue in the dashboard;
+ * an edit reaches kiosks within this time, and the database sees one read per payload per period.
+ */
+export const CATALOGUE_TTL_MS = 5_000;
+
+const reads: Array<{ paths: string[]; read: CatalogueRead; schema: z.ZodType; summary: string }> = [
+  { paths: ["/api/v2/categories", "/api/v2/proclamation-categories"], read: "categories", schema: z.array(Category), summary: "Proclamation categories" },
+  { paths: ["/api/v2/groups", "/api/v2/proclamation-groups"], read: "groups", schema: z.array(Group), summary: "Proclamation groups, by sortOrder" },
+  { paths: ["/api/v2/frequencies"], read: "frequencies", schema: z.array(Frequency).length(9), summary: "The nine canonical frequencies" },
+  { paths: ["/api/v2/color-palettes"], read: "colorPalettes", schema: z.array(ColorPalette).length(9), summary: "One palette per canonical frequency" },
+];
+
+/** Section 4.1: the catalogue reads and their aliases, served from a short-lived cache. */
+export function catalogueRoutes(app: App, deps: Deps): void {
+  for (const { paths, read, schema, summary } of reads) {
+    const cached = ttlCache(() => readCatalogue(deps.db, read), CATALOGUE_TTL_MS, deps.now);
+    for (const path of paths) {
+      route(
+        app,
+        createRoute({ method: "get", path, summary, tags: ["catalogue"], responses: { 200: jsonContent(schema, summary) } }),
+        async () => jsonText(await cached()),
+      );
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import type { Database } from "../db/database.ts";
+
+/** The catalogue payloads, serialised by Postgres (cadence.*_json), as JSON text. */
+export const catalogueQueries = {
+  categories: "select cadence.categories_json()::text as body",
+  groups: "select cadence.groups_json()::text as body",
+  frequencies: "select cadence.frequencies_json()::text as body",
+  colorPalettes: "select cadence.color_palettes_json()::text as body",
+  proclamations: "select cadence.proclamations_json()::text as body",
+} as const;
+
+export type CatalogueRead = keyof typeof catalogueQueries;
+
+/** Reads one catalogue payload as JSON text. */
+export async function readCatalogue(db: Database, read: CatalogueRead): Promise<string> {
+  const [row] = await db.query<{ body: string }>(catalogueQueries[read]);
+  return row.body;
+}
+
+/** The entitled subset for a key and e-mail, with the pairing outcome. */
+export async function readEntitledProclamations(db: Database, key: string, email: string) {
+  const [row] = await db.query<{ outcome: "key_not_found" | "user_not_found" | "not_owner" | "paired"; body: string | null }>(
+    "select outcome, proclamations::text as body from cadence.entitled_proclamations_json($1, $2)",
+    [key, email],
+  );
+  return row;
+}

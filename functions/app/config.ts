@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+const flag = z
+  .enum(["true", "false", "1", "0"], { message: "must be true or false" })
+  .transform((value) => value === "true" || value === "1");
+
+const optionalUrl = z.url({ message: "must be a URL" }).optional();
+
+/**
+ * The environment Cadence reads, validated once at the entry.
+ * Everything below the entry receives the parsed `Config`, never the environment.
+ */
+export const configSchema = z
+  .object({
+    PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).default(8000),
+    DATA_DIR: z.string().min(1).default(".data"),
+    DATABASE_URL: optionalUrl,
+    /** Set by the Supabase platform inside edge functions. */
+    SUPABASE_DB_URL: optionalUrl,
+    SIGNING_SECRET: z.string().min(1).optional(),
+    TRUST_PROXY: flag.default(false),
+    REDIS_URL: optionalUrl,
+    UPSTASH_REDIS_REST_URL: optionalUrl,
+    UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+    MAILER: z.enum(["console", "resend"], { message: "must be console or resend" }).default("console"),
+    RESEND_API_KEY: z.string().min(1).optional(),
+    /** Where the resend mailer posts; only tests point it elsewhere. */
+    RESEND_API_URL: z.url().default("https://api.resend.com/emails"),
+    MAIL_FROM: z.string().min(3).default("Cadence <licenses@cadence.local>"),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.UPSTASH_REDIS_REST_URL ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"],
+        message: "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together",
+      });
+    }
+    if (env.MAILER === "resend" && !env.RESEND_API_KEY) {
+      ctx.addIssue({ code: "custom", path: ["RESEND_API_KEY"], message: "is required when MAILER=resend" });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Thrown when the environment is unusable; the message names each bad variable. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Parses the environment. Empty strings count as unset, as shells and dashboards produce them.
+ *
+ * @example
+ * const config = parseConfig(Deno.env.toObject());
+ */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const result = configSchema.safeParse(present);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  throw new ConfigError(`invalid configuration\n  ${lines.join("\n  ")}`);
+}

@@ -1,0 +1,60 @@
+import { readdir, readFile } from "node:fs/promises";
+import type { Database } from "./database.ts";
+
+const root = new URL("../../../", import.meta.url);
+const migrationsDir = new URL("supabase/migrations/", root);
+
+/**
+ * Where the Supabase CLI records applied migrations (`supabase db push`), so the local server and
+ * the CLI agree on what is applied.
+ */
+const ledger = `
+  create schema if not exists supabase_migrations;
+  create table if not exists supabase_migrations.schema_migrations (
+    version text not null primary key,
+    statements text[],
+    name text
+  );`;
+
+export interface MigrationReport {
+  applied: string[];
+  seeded: boolean;
+}
+
+/** Escapes a value as a SQL literal; only used for our own file names and file contents. */
+function literal(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Brings a database to the current schema: the Supabase shim (for plain Postgres and PGlite), then
+ * every migration not yet recorded, each in its own transaction with its ledger row, then the demo
+ * seed when the database was new.
+ *
+ * @example
+ * await migrate(db, { seed: true });
+ */
+export async function migrate(db: Database, options: { seed: boolean }): Promise<MigrationReport> {
+  await db.script(await readFile(new URL("sql/supabase-shim.sql", root), "utf8"));
+  await db.script(ledger);
+  const done = new Set(
+    (await db.query<{ version: string }>("select version from supabase_migrations.schema_migrations")).map(
+      (row) => row.version,
+    ),
+  );
+  const isNew = done.size === 0;
+  const files = (await readdir(migrationsDir)).filter((file) => file.endsWith(".sql")).sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    const [version, ...rest] = file.slice(0, -".sql".length).split("_");
+    if (done.has(version)) continue;
+    const body = await readFile(new URL(file, migrationsDir), "utf8");
+    await db.script(
+      `${body}\n;insert into supabase_migrations.schema_migrations (version, statements, name) values (${literal(version)}, array[${literal(body)}], ${literal(rest.join("_"))});`,
+    );
+    applied.push(file);
+  }
+  const seeded = isNew && options.seed;
+  if (seeded) await db.script(await readFile(new URL("supabase/seed.sql", root), "utf8"));
+  return { applied, seeded };
+}

@@ -1,0 +1,14 @@
+import type { Database } from "./db/database.ts";
+import type { Logger } from "./log.ts";
+import type { RateLimiter } from "./rate-limit/limiter.ts";
+
+/** The ports and settings the app is built from; the entry assembles them from the parsed config. */
+export interface Deps {
+  db: Database;
+  limiter: RateLimiter;
+  log: Logger;
+  /** The clock, in epoch milliseconds. */
+  now: () => number;
+  /** Trust X-Forwarded-For for the client IP. */
+  trustProxy: boolean;
+}

@@ -1,0 +1,60 @@
+/**
+ * Every failure the API answers with, by stable code: status and body, exactly as the spec words them.
+ * Use cases throw `new Failure(code)`; `failureResponse` is the one place that turns a code into HTTP.
+ */
+export const failures = {
+  not_found: [404, { message: "not found" }],
+  internal: [500, { message: "internal error" }],
+  rate_limited: [429, { message: "too many requests" }],
+  body_too_large: [413, { message: "request body must not exceed 64 KiB" }],
+  body_timeout: [408, { message: "request body was not received in time" }],
+  // Catalogue and schedule pairing (4.2, 4.4).
+  not_authorized: [400, { message: "not-authorized" }],
+  key_not_yours: [400, { message: "this key doesn't appear to belong to you" }],
+  // License validation (4.3).
+  content_type: [400, { message: "content-type must be application/json" }],
+  invalid_json: [400, { message: "invalid JSON body" }],
+  body_required: [400, { message: "request body is required" }],
+  license_key_required: [400, { message: "license_key is required" }],
+  email_address_required: [400, { message: "email_address is required" }],
+  license_not_found: [400, { message: "license key not found" }],
+  license_inactive: [400, { message: "license key is not active" }],
+  user_not_found: [400, { message: "user does not exist" }],
+  key_not_owned: [400, { message: "key does not belong to specified user" }],
+  // License schedule read and system name (4.5, 4.6).
+  unknown_license: [404, { message: "unknown_license" }],
+  invalid_name: [400, { message: "invalid_name" }],
+  name_taken: [409, { message: "name_taken" }],
+  // Onboarding (4.7).
+  email_required: [400, { message: "email is required" }],
+  email_invalid: [400, { message: "email must be a valid e-mail address of at most 254 characters" }],
+  name_invalid: [400, { message: "name must be a string of at most 120 characters" }],
+  invalid_signature: [401, { error: "invalid signature" }],
+  account_not_created: [500, { message: "the account could not be created" }],
+} as const satisfies Record<string, readonly [number, { message: string } | { error: string }]>;
+
+export type FailureCode = keyof typeof failures;
+
+/** A failure with a stable code, thrown by use cases and mapped to HTTP in one place. */
+export class Failure extends Error {
+  override name = "Failure";
+  constructor(
+    readonly code: FailureCode,
+    /** Extra response headers, e.g. Retry-After on a 429. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(code);
+  }
+}
+
+const bodies = Object.fromEntries(
+  Object.entries(failures).map(([code, [, body]]) => [code, JSON.stringify(body)]),
+) as Record<FailureCode, string>;
+
+/** The HTTP answer for a failure code. */
+export function failureResponse(code: FailureCode, headers: Record<string, string> = {}): Response {
+  return new Response(bodies[code], {
+    status: failures[code][0],
+    headers: { "content-type": "application/json", ...headers },
+  });
+}

@@ -1,0 +1,47 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorMessage, Proclamation } from "../catalogue/schemas.ts";
+import { CATALOGUE_TTL_MS } from "../catalogue/routes.ts";
+import { readCatalogue, readEntitledProclamations } from "../catalogue/store.ts";
+import type { Deps } from "../deps.ts";
+import { Failure } from "../errors.ts";
+import { jsonText } from "../http/json.ts";
+import { type App, jsonContent, route } from "../http/route.ts";
+import { ttlCache } from "../http/ttl-cache.ts";
+import { LicenseKey } from "../license-key.ts";
+import { Email } from "../email.ts";
+
+const ProclamationHeaders = z.object({
+  "x-license-key": LicenseKey.optional(),
+  "x-email": Email.optional(),
+});
+
+/** Section 4.2: all proclamations, or with `x-license-key` and `x-email` only those entitled. */
+export function proclamationRoutes(app: App, deps: Deps): void {
+  const all = ttlCache(() => readCatalogue(deps.db, "proclamations"), CATALOGUE_TTL_MS, deps.now);
+  route(
+    app,
+    createRoute({
+      method: "get",
+      path: "/api/v2/proclamations",
+      summary: "Proclamations: all, or the subset entitled to a license key's owner",
+      tags: ["catalogue"],
+      request: { headers: ProclamationHeaders },
+      responses: {
+        200: jsonContent(z.array(Proclamation), "Proclamations with canonical frequency ids"),
+        400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),
+      },
+    }),
+    async (c) => {
+      const key = c.req.header("x-license-key");
+      const email = c.req.header("x-email");
+      if (key === undefined && email === undefined) return jsonText(await all());
+      if (key === undefined || email === undefined) throw new Failure("not_authorized");
+      const headers = ProclamationHeaders.safeParse({ "x-license-key": key.trim(), "x-email": email.trim() });
+      if (!headers.success) throw new Failure("not_authorized");
+      const entitled = await readEntitledProclamations(deps.db, key.trim(), email.trim());
+      if (entitled.outcome === "not_owner") throw new Failure("key_not_yours");
+      if (entitled.outcome !== "paired" || entitled.body === null) throw new Failure("not_authorized");
+      return jsonText(entitled.body);
+    },
+  );
+}
