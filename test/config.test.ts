@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../functions/app/config.ts";
+
+describe("configuration", () => {
+  it("has defaults for a local start: port 8000, data in .data, console mailer", () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({ PORT: 8000, DATA_DIR: ".data", TRUST_PROXY: false, MAILER: "console" });
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it("treats empty variables as unset", () => {
+    const config = parseConfig({ PORT: "", DATABASE_URL: "" });
+    expect(config.PORT).toBe(8000);
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it("refuses a bad value with a message naming the variable", () => {
+    expect(() => parseConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => parseConfig({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => parseConfig({ TRUST_PROXY: "maybe" })).toThrow(/TRUST_PROXY/);
+    expect(() => parseConfig({ DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL/);
+    expect(() => parseConfig({ MAILER: "smtp" })).toThrow(/MAILER/);
+  });
+
+  it("requires RESEND_API_KEY with MAILER=resend, and Upstash URL and token together", () => {
+    expect(() => parseConfig({ MAILER: "resend" })).toThrow(/RESEND_API_KEY/);
+    expect(() => parseConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Proclamation } from "../functions/app/catalogue/schemas.ts";
+import { freshDatabase, type TestDatabase } from "./support/database.ts";
+import { testApp } from "./support/app.ts";
+
+let database: TestDatabase;
+let request: ReturnType<typeof testApp>["request"];
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  ({ request } = testApp(database.db));
+});
+afterAll(() => database.drop());
+
+const names = (items: Array<{ name: string }>) => items.map((item) => item.name).sort();
+
+async function proclamations(headers: Record<string, string> = {}) {
+  const response = await request("/api/v2/proclamations", { headers });
+  return { status: response.status, body: await response.json() };
+}
+
+describe("GET /api/v2/proclamations", () => {
+  it("returns all proclamations when neither header is given", async () => {
+    const { status, body } = await proclamations();
+    expect(status).toBe(200);
+    expect(names(z.array(Proclamation).parse(body))).toEqual(["Abundance", "Clarity", "Grounding", "Peace"]);
+  });
+
+  it("leaves out proclamations whose frequency has no canonical id (936 Hz)", async () => {
+    const { body } = await proclamations();
+    expect(names(body)).not.toContain("Legacy Tone");
+    const entitled = await proclamations({ "x-license-key": "DEMO-0000-0000-0001", "x-email": "demo@example.com" });
+    expect(names(entitled.body)).not.toContain("Legacy Tone");
+  });
+
+  it("gives each proclamation its canonical frequency id and embedded colorPalette", async () => {
+    const items = z.array(Proclamation).parse((await proclamations()).body);
+    const byName = Object.fromEntries(items.map((item) => [item.name, item]));
+    expect(byName.Abundance.solfeggioFrequencyId).toBe(5);
+    expect(byName.Peace.solfeggioFrequencyId).toBe(6);
+    expect(byName.Clarity.solfeggioFrequencyId).toBe(7);
+    expect(byName.Grounding.solfeggioFrequencyId).toBe(1);
+    const palettes = await (await request("/api/v2/color-palettes")).json();
+    for (const item of items) {
+      expect(item.colorPalette).toEqual(palettes[item.solfeggioFrequencyId - 1].colors);
+    }
+  });
+
+  it("returns only those assigned to the matching user when both headers are given", async () => {
+    const demo = await proclamations({ "x-license-key": "DEMO-0000-0000-0001", "x-email": "demo@example.com" });
+    expect(demo.status).toBe(200);
+    expect(names(z.array(Proclamation).parse(demo.body))).toEqual(["Abundance", "Clarity", "Peace"]);
+    const other = await proclamations({ "x-license-key": "DEMO-0000-0000-0004", "x-email": "other@example.com" });
+    expect(names(other.body)).toEqual(["Grounding"]);
+  });
+
+  it("pairs a key with no user link through its stored e-mail, case-insensitively", async () => {
+    const legacy = await proclamations({ "x-license-key": "DEMO-0000-0000-0005", "x-email": "legacy@example.com" });
+    expect(legacy).toEqual({ status: 200, body: [] });
+  });
+
+  it("answers 400 not-authorized when only one header is given", async () => {
+    expect(await proclamations({ "x-license-key": "DEMO-0000-0000-0001" })).toEqual({ status: 400, body: { message: "not-authorized" } });
+    expect(await proclamations({ "x-email": "demo@example.com" })).toEqual({ status: 400, body: { message: "not-authorized" } });
+  });
+
+  it("answers 400 not-authorized for an invalid pair (malformed, unknown key or unknown user)", async () => {
+    for (const headers of [
+      { "x-license-key": "demo-0000-0000-0001", "x-email": "demo@example.com" },
+      { "x-license-key": "DEMO-0000-0000-0001", "x-email": "not-an-email" },
+      { "x-license-key": "ZZZZ-0000-0000-0001", "x-email": "demo@example.com" },
+      { "x-license-key": "DEMO-0000-0000-0001", "x-email": "nobody@example.com" },
+    ]) {
+      expect(await proclamations(headers)).toEqual({ status: 400, body: { message: "not-authorized" } });
+    }
+  });
+
+  it("answers 400 this key doesn't appear to belong to you when the key is another user's", async () => {
+    expect(await proclamations({ "x-license-key": "DEMO-0000-0000-0004", "x-email": "demo@example.com" })).toEqual({
+      status: 400,
+      body: { message: "this key doesn't appear to belong to you" },
+    });
+  });
+});

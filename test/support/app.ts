@@ -1,0 +1,71 @@
+import { createApp } from "../../functions/app/app.ts";
+import type { Database } from "../../functions/app/db/database.ts";
+import type { Deps } from "../../functions/app/deps.ts";
+import type { Logger } from "../../functions/app/log.ts";
+import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
+
+/** A clock tests move by hand. */
+export function testClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)) {
+  let at = start;
+  return {
+    now: () => at,
+    advance(ms: number) {
+      at += ms;
+    },
+  };
+}
+
+/** A logger that keeps its lines, for tests that inspect what was logged. */
+export function memoryLogger() {
+  const lines: string[] = [];
+  const log: Logger = (level, event, fields = {}) => {
+    lines.push(JSON.stringify({ level, event, ...fields }));
+  };
+  return { log, lines };
+}
+
+/**
+ * Deps for the app under test: the real database, a memory limiter, a silent logger and the
+ * real clock, each replaceable.
+ */
+export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
+  const now = overrides.now ?? Date.now;
+  return {
+    db,
+    limiter: memoryLimiter(now),
+    log: memoryLogger().log,
+    now,
+    trustProxy: true,
+    ...overrides,
+  } as Deps;
+}
+
+let ipCounter = 0;
+
+/** A client IP no other request in this process has used, so rate limits never interfere. */
+export function uniqueIp(): string {
+  ipCounter += 1;
+  return `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+}
+
+/**
+ * The app over a database, with a `request` that sends each call from its own client IP unless
+ * the caller sets X-Forwarded-For.
+ *
+ * @example
+ * const { request } = testApp(db);
+ * const response = await request("/api/v2/groups");
+ */
+export function testApp(db: Database, overrides: Partial<Deps> = {}) {
+  const deps = testDeps(db, overrides);
+  const app = createApp(deps);
+  return {
+    app,
+    deps,
+    request(path: string, init: RequestInit = {}) {
+      const headers = new Headers(init.headers);
+      if (!headers.has("x-forwarded-for")) headers.set("x-forwarded-for", uniqueIp());
+      return app.request(path, { ...init, headers }, { remoteAddr: "127.0.0.1" });
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+
+const root = new URL("../../", import.meta.url);
+const deno = new URL("node_modules/.bin/deno", root).pathname;
+
+export interface RunningServer {
+  /** Base URL, e.g. http://127.0.0.1:43127 */
+  url: string;
+  /** Everything the server printed so far. */
+  logs(): string;
+  pid: number;
+  /** Graceful stop (SIGTERM), SIGKILL after 5 s. */
+  stop(): Promise<void>;
+  /** SIGKILL at once, as a crash would. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts the real entry (`functions/api/index.ts`) under Deno on a free port, as `npm start` does.
+ *
+ * @example
+ * const server = await startServer({ DATABASE_URL: url });
+ * await fetch(`${server.url}/api/v2/groups`);
+ */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const child = spawn(deno, ["run", "-A", "functions/api/index.ts"], {
+    cwd: root.pathname,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", NO_COLOR: "1", PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /"event":"listening","port":(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  const stopWith = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    logs: () => output,
+    pid: child.pid ?? 0,
+    stop: () => stopWith("SIGTERM"),
+    kill: () => stopWith("SIGKILL"),
+  };
+}
