@@ -7,15 +7,31 @@ export interface LimitResult {
   reset: number;
 }
 
-/** A rate-limit rule: `limit` requests per `windowMs` for each identifier. */
+/**
+ * What a route answers when the limiter's store is down or slow: `open` lets the request through
+ * unlimited (kiosks keep working through a Redis outage), `closed` refuses it with 503 (onboarding
+ * creates accounts and sends e-mail, so an unchecked flood costs more than a short refusal).
+ */
+export type FailMode = "open" | "closed";
+
+/** A rate-limit rule: `limit` requests per fixed window of `windowMs` for each identifier. */
 export interface LimitRule {
-  /** Names the bucket, e.g. `license` or `onboarding-email`. */
+  /** Names the bucket, e.g. `license` or `onboarding-email`; rules with different names never share a count. */
   name: string;
   limit: number;
   windowMs: number;
+  failMode: FailMode;
 }
 
-/** The limiter port: every store (memory, Redis, Upstash) implements it. */
+/**
+ * The limiter port: every store (memory, Redis, Upstash) implements it with the fixed-window
+ * algorithm of @upstash/ratelimit. A store that cannot answer rejects with `LimiterUnavailable`.
+ */
 export interface RateLimiter {
   limit(rule: LimitRule, identifier: string): Promise<LimitResult>;
+}
+
+/** The store did not answer in time or failed; the rule's `failMode` decides what happens. */
+export class LimiterUnavailable extends Error {
+  override name = "LimiterUnavailable";
 }

@@ -1,31 +1,48 @@
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
-import { Failure } from "../errors.ts";
 import { clientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
-import type { LimitRule } from "./limiter.ts";
+import { enforceLimit } from "./enforce-limit.ts";
+import type { FailMode, LimitRule } from "./limiter.ts";
 
 /**
- * Spec section 8: 10 requests per minute per client IP on each limited route, a bucket per route
- * (a kiosk polling its schedule can still validate its license).
+ * A rule of `limit` requests per minute (spec section 8: 10 per client IP on each kiosk route, a
+ * bucket per route, so a kiosk polling its schedule can still validate its license). Fails open
+ * unless told otherwise: kiosks keep working while the store is down.
  */
-export const perMinute = (name: string, limit: number): LimitRule => ({ name, limit, windowMs: 60_000 });
+export const perMinute = (name: string, limit: number, failMode: FailMode = "open"): LimitRule => ({
+  name,
+  limit,
+  windowMs: 60_000,
+  failMode,
+});
 
 /**
- * Refuses a request over `rule` for its client IP with 429 and Retry-After, before any other work
- * on the route (spec section 7 rule 2).
+ * A rule of `limit` requests per 24 hours (spec section 8: 3 onboardings per e-mail address). A
+ * fixed window, as every rule here: it resets at 00:00 UTC.
+ */
+export const perDay = (name: string, limit: number, failMode: FailMode = "open"): LimitRule => ({
+  name,
+  limit,
+  windowMs: 24 * 60 * 60_000,
+  failMode,
+});
+
+/**
+ * Limits the route by client IP before any other work on it (spec section 7 rule 2): a request
+ * over `rule` gets 429 with Retry-After, and every answer of the route, refusals included, carries
+ * the RateLimit-* headers. A limit checked inside the handler (`enforceLimit`) that set its own
+ * RateLimit-* headers keeps them, as it is the narrower one.
  *
  * @example
  * app.use("/api/v2/license", limitByIp(deps, perMinute("license", 10)));
  */
 export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {
-    const ip = clientIp(c.req.raw, c.env, deps.trustProxy);
-    const result = await deps.limiter.limit(rule, ip);
-    if (!result.success) {
-      const seconds = Math.max(1, Math.ceil((result.reset - deps.now()) / 1000));
-      throw new Failure("rate_limited", { "retry-after": String(seconds) });
-    }
+    const headers = await enforceLimit(deps, rule, clientIp(c.req.raw, c.env, deps.trustProxy));
     await next();
+    for (const [name, value] of Object.entries(headers)) {
+      if (!c.res.headers.has(name)) c.header(name, value);
+    }
   };
 }

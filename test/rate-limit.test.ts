@@ -1,0 +1,537 @@
+import { createHash } from "node:crypto";
+import { createServer, type Server, type Socket } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Database } from "../functions/app/db/database.ts";
+import { Failure } from "../functions/app/errors.ts";
+import { boundedLimiter } from "../functions/app/rate-limit/bounded-limiter.ts";
+import { createLimiter, type LimiterStore } from "../functions/app/rate-limit/create-limiter.ts";
+import { enforceLimit } from "../functions/app/rate-limit/enforce-limit.ts";
+import { LimiterUnavailable, type RateLimiter } from "../functions/app/rate-limit/limiter.ts";
+import { memoryLimiter } from "../functions/app/rate-limit/memory.ts";
+import { openRedisConnection, type RedisConnection } from "../functions/app/rate-limit/redis-connection.ts";
+import { perDay, perMinute } from "../functions/app/rate-limit/middleware.ts";
+import { redisRequester } from "../functions/app/rate-limit/redis-requester.ts";
+import { memoryLogger, testApp, testClock } from "./support/app.ts";
+import { pgliteDatabase } from "./support/database.ts";
+import { freePort } from "./support/postgres-server.ts";
+import { type RedisServer, redisServerAvailable, startRedis } from "./support/redis.ts";
+import { startUpstashStub, type UpstashStub } from "./support/upstash-stub.ts";
+
+const haveRedis = redisServerAvailable();
+const needsRedis = haveRedis ? "" : " [SKIPPED: no redis-server on this machine]";
+
+let redisServer: RedisServer | undefined;
+beforeAll(async () => {
+  if (haveRedis) redisServer = await startRedis();
+});
+afterAll(async () => {
+  await redisServer?.stop();
+});
+
+/** 12:00:15.5 UTC: 44.5 s before the minute window ends, so Retry-After is 45. */
+const START = Date.UTC(2026, 10, 22, 12, 0, 15, 500);
+const silent = memoryLogger().log;
+const unique = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
+const ip = "203.0.113.7";
+
+/** A RESP2 connection to the test's redis-server, as the runtime opens one. */
+const connectRedis = () => openRedisConnection(redisServer!.url, { commandTimeoutMs: 500, connectWaitMs: 5_000, log: silent });
+
+/** Settles `promise`, or fails the test as hung: far above the 500 ms bound, far below "forever". */
+function settlesSoon<T>(promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the limiter hung")), 5_000);
+  });
+  return Promise.race([promise, hung]).finally(() => clearTimeout(timer));
+}
+
+async function refusal(promise: Promise<unknown>): Promise<Failure> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(Failure);
+  return error as Failure;
+}
+
+interface StoreUnderTest {
+  name: string;
+  requiresRedis: boolean;
+  open(): Promise<{ store: LimiterStore; close(): Promise<void> }>;
+}
+
+/** Every store, opened the way the runtime opens it: through `createLimiter` and its config. */
+const stores: StoreUnderTest[] = [
+  {
+    name: "memory",
+    requiresRedis: false,
+    async open() {
+      const store = await createLimiter({}, silent, () => Date.now());
+      return { store, close: async () => store.close() };
+    },
+  },
+  {
+    name: "Redis (REDIS_URL, @upstash/ratelimit through the Redis requester)",
+    requiresRedis: true,
+    async open() {
+      const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, () => Date.now());
+      return { store, close: async () => store.close() };
+    },
+  },
+  {
+    name: "Upstash (UPSTASH_REDIS_REST_URL, REST API stub over real Redis)",
+    requiresRedis: true,
+    async open() {
+      const backend = await connectRedis();
+      const stub = await startUpstashStub(redisRequester(backend.client));
+      const store = await createLimiter(
+        { UPSTASH_REDIS_REST_URL: stub.url, UPSTASH_REDIS_REST_TOKEN: stub.token },
+        silent,
+        () => Date.now(),
+      );
+      return {
+        store,
+        async close() {
+          store.close();
+          await stub.stop();
+          backend.close();
+        },
+      };
+    },
+  },
+];
+
+for (const subject of stores) {
+  describe.skipIf(subject.requiresRedis && !haveRedis)(
+    `fixed window of 10 per minute per client IP, on the ${subject.name} store${subject.requiresRedis ? needsRedis : ""}`,
+    () => {
+      let opened: Awaited<ReturnType<StoreUnderTest["open"]>>;
+      // @upstash/ratelimit reads Date.now() itself, so the clock every store sees is the faked Date.
+      const deps = { get limiter() { return opened.store.limiter; }, now: () => Date.now() };
+      beforeAll(async () => {
+        opened = await subject.open();
+      });
+      afterAll(async () => {
+        await opened.close();
+      });
+      beforeEach(() => {
+        vi.useFakeTimers({ toFake: ["Date"], now: START });
+      });
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+
+      it("50 simultaneous requests from one IP to one route: exactly 10 pass and 40 get 429 with Retry-After", async () => {
+        const rule = perMinute(unique("license"), 10);
+        const outcomes = await Promise.allSettled(Array.from({ length: 50 }, () => enforceLimit(deps, rule, ip)));
+
+        const passed = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+        const refused = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
+        expect(passed).toHaveLength(10);
+        expect(refused).toHaveLength(40);
+        // Each pass took its own slot: the counter is atomic under concurrency.
+        expect(passed.map((headers) => Number(headers["RateLimit-Remaining"])).sort((a, b) => a - b)).toEqual([
+          0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+        ]);
+        for (const failure of refused) {
+          expect(failure).toBeInstanceOf(Failure);
+          expect(failure.code).toBe("rate_limited");
+          expect(failure.headers).toEqual({
+            "Retry-After": "45",
+            "RateLimit-Limit": "10",
+            "RateLimit-Remaining": "0",
+            "RateLimit-Reset": "45",
+          });
+        }
+      });
+
+      it("other IPs and other routes keep their own buckets", async () => {
+        const license = perMinute(unique("license"), 10);
+        const schedule = perMinute(unique("schedule"), 10);
+        await Promise.allSettled(Array.from({ length: 50 }, () => enforceLimit(deps, license, ip)));
+        await refusal(enforceLimit(deps, license, ip));
+
+        expect(await enforceLimit(deps, license, "198.51.100.23")).toMatchObject({ "RateLimit-Remaining": "9" });
+        expect(await enforceLimit(deps, schedule, ip)).toMatchObject({ "RateLimit-Remaining": "9" });
+      });
+
+      it("refuses until the window ends and passes after it: Retry-After is the real wait", async () => {
+        const rule = perMinute(unique("system-name"), 10);
+        for (let i = 0; i < 10; i += 1) await enforceLimit(deps, rule, ip);
+        const first = await refusal(enforceLimit(deps, rule, ip));
+        expect(first.headers["Retry-After"]).toBe("45");
+
+        vi.setSystemTime(Date.UTC(2026, 10, 22, 12, 0, 59, 999));
+        expect((await refusal(enforceLimit(deps, rule, ip))).headers["Retry-After"]).toBe("1");
+
+        vi.setSystemTime(START + 45_000);
+        expect(await enforceLimit(deps, rule, ip)).toEqual({
+          "RateLimit-Limit": "10",
+          "RateLimit-Remaining": "9",
+          "RateLimit-Reset": "60",
+        });
+      });
+
+      it("3 per 24 hours: the fourth is refused until the day window ends at 00:00 UTC", async () => {
+        const rule = perDay(unique("onboarding-email"), 3, "closed");
+        for (let i = 0; i < 3; i += 1) await enforceLimit(deps, rule, "someone@example.com");
+        const refused = await refusal(enforceLimit(deps, rule, "someone@example.com"));
+        expect(refused.code).toBe("rate_limited");
+        // 11 h 59 min 44.5 s until midnight.
+        expect(refused.headers["Retry-After"]).toBe(String(11 * 3600 + 59 * 60 + 45));
+
+        vi.setSystemTime(Date.UTC(2026, 10, 23, 0, 0, 0, 1));
+        expect(await enforceLimit(deps, rule, "someone@example.com")).toMatchObject({ "RateLimit-Remaining": "2" });
+      });
+    },
+  );
+}
+
+describe.skipIf(!haveRedis)(`the Redis requester, on a stock redis-server${needsRedis}`, () => {
+  let connection: RedisConnection;
+  const client = { sendCommand: (args: string[]) => connection.client.sendCommand(args) };
+  beforeAll(async () => {
+    connection = await connectRedis();
+  });
+  afterAll(() => {
+    connection.close();
+  });
+
+  const shebangScript = "#!lua flags=allow-key-locking\nreturn redis.call('INCR', KEYS[1])";
+
+  it("strips the Upstash-only shebang line, which stock Redis refuses", async () => {
+    const key = unique("counter");
+    await expect(client.sendCommand(["EVAL", shebangScript, "1", key])).rejects.toThrow(/Unexpected flag/);
+
+    const requester = redisRequester(client);
+    expect(await requester.request({ body: ["eval", shebangScript, 1, key] })).toEqual({ result: 1 });
+  });
+
+  it("runs a script it has seen by the hash the library knows, so a check stays one round trip", async () => {
+    const key = unique("counter");
+    const requester = redisRequester(client);
+    const libraryHash = createHash("sha1").update(shebangScript).digest("hex");
+
+    expect(await requester.request({ body: ["evalsha", libraryHash, 1, key] })).toEqual({
+      error: expect.stringMatching(/^NOSCRIPT/),
+    });
+    expect(await requester.request({ body: ["eval", shebangScript, 1, key] })).toEqual({ result: 1 });
+    expect(await requester.request({ body: ["evalsha", libraryHash, 1, key] })).toEqual({ result: 2 });
+  });
+
+  it("loads scripts without the shebang line too (SCRIPT LOAD)", async () => {
+    const requester = redisRequester(client);
+    const loaded = await requester.request({ body: ["script", "load", shebangScript] });
+    const runnable = shebangScript.slice(shebangScript.indexOf("\n") + 1);
+    expect(loaded).toEqual({ result: createHash("sha1").update(runnable).digest("hex") });
+  });
+
+  it("answers as Upstash's REST API does: RESP2 shapes, nil as null, Redis errors as {error}", async () => {
+    const requester = redisRequester(client);
+    const hash = unique("hash");
+    expect(await requester.request({ body: ["get", unique("missing")] })).toEqual({ result: null });
+    expect(await requester.request({ body: ["incr", unique("n")] })).toEqual({ result: 1 });
+    expect(await requester.request({ body: ["hset", hash, "id", 3] })).toEqual({ result: 1 });
+    expect(await requester.request({ body: ["hgetall", hash] })).toEqual({ result: ["id", "3"] });
+    expect(await requester.request({ body: ["eval", "return {1, false, 'x'}", 0] })).toEqual({ result: [1, null, "x"] });
+    expect(await requester.request({ body: ["nosuchcommand"] })).toEqual({ error: expect.stringMatching(/^ERR unknown command/) });
+  });
+
+  it("after the first EVAL, @upstash/ratelimit's checks run by hash: one EVAL for many checks", async () => {
+    const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, Date.now);
+    try {
+      await client.sendCommand(["SCRIPT", "FLUSH"]);
+      await client.sendCommand(["CONFIG", "RESETSTAT"]);
+      const rule = perMinute(unique("license"), 10);
+      for (let i = 0; i < 5; i += 1) await store.limiter.limit(rule, ip);
+      const stats = String(await client.sendCommand(["INFO", "commandstats"]));
+      expect(stats).toMatch(/cmdstat_eval:calls=1,/);
+      expect(stats).toMatch(/cmdstat_evalsha:calls=5,/);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe.skipIf(!haveRedis)(`Upstash over HTTP: what @upstash/ratelimit sends to the REST API${needsRedis}`, () => {
+  let backend: RedisConnection;
+  let stub: UpstashStub;
+  beforeAll(async () => {
+    backend = await connectRedis();
+    stub = await startUpstashStub(redisRequester(backend.client), "the-rest-token");
+  });
+  afterAll(async () => {
+    await stub.stop();
+    backend.close();
+  });
+
+  it("POSTs JSON command arrays with the Bearer token: EVALSHA first, then on NOSCRIPT the script as shipped", async () => {
+    await backend.client.sendCommand(["SCRIPT", "FLUSH"]);
+    stub.requests.length = 0;
+    const store = await createLimiter(
+      { UPSTASH_REDIS_REST_URL: stub.url, UPSTASH_REDIS_REST_TOKEN: stub.token },
+      silent,
+      Date.now,
+    );
+    const rule = perMinute(unique("license"), 10);
+    const first = await store.limiter.limit(rule, ip);
+    const second = await store.limiter.limit(rule, ip);
+    expect([first.remaining, second.remaining]).toEqual([9, 8]);
+
+    for (const request of stub.requests) {
+      expect(request).toMatchObject({
+        method: "POST",
+        authorization: "Bearer the-rest-token",
+        contentType: "application/json",
+        encoding: "base64",
+      });
+    }
+    // @upstash/redis batches concurrent commands on /pipeline; flatten to the commands sent.
+    const commands = stub.requests.flatMap((request) =>
+      request.path === "/pipeline" ? (request.body as unknown[][]) : [request.body as unknown[]],
+    );
+    const [evalsha, evalScript, again] = commands;
+    const key = expect.stringMatching(new RegExp(`^cadence:ratelimit:${rule.name}:${ip}:\\d+$`));
+    expect(evalsha).toEqual(["evalsha", expect.stringMatching(/^[0-9a-f]{40}$/), 1, key, 10, 60000, 1]);
+    expect(evalScript).toEqual(["eval", expect.stringMatching(/^#!lua flags=allow-key-locking\n/), 1, key, 10, 60000, 1]);
+    expect(createHash("sha1").update(String(evalScript[1])).digest("hex")).toBe(evalsha[1]);
+    expect(again).toEqual(evalsha);
+    expect(commands).toHaveLength(3);
+  });
+
+  it("a wrong token is a store failure: kiosk rules fail open, onboarding rules fail closed with 503", async () => {
+    const store = await createLimiter({ UPSTASH_REDIS_REST_URL: stub.url, UPSTASH_REDIS_REST_TOKEN: "wrong" }, silent, Date.now);
+    const deps = { limiter: store.limiter, now: Date.now };
+    expect(await enforceLimit(deps, perMinute(unique("license"), 10), ip)).toEqual({});
+    const refused = await refusal(enforceLimit(deps, perMinute(unique("onboarding"), 5, "closed"), ip));
+    expect(refused.code).toBe("rate_limit_unavailable");
+    expect(refused.headers).toEqual({ "Retry-After": "10" });
+  });
+});
+
+describe("a store that is down or slow never hangs a request", () => {
+  /** A TCP server that accepts connections and never answers: a stalled Redis or Upstash. */
+  let stalled: Server;
+  let stalledPort: number;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    stalled = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => stalled.listen(0, "127.0.0.1", resolve));
+    stalledPort = (stalled.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => stalled.close(resolve));
+  });
+
+  async function expectBothFailModes(store: LimiterStore) {
+    const deps = { limiter: store.limiter, now: Date.now };
+    try {
+      expect(await settlesSoon(enforceLimit(deps, perMinute(unique("schedule"), 10), ip))).toEqual({});
+      const refused = await settlesSoon(refusal(enforceLimit(deps, perMinute(unique("onboarding"), 5, "closed"), ip)));
+      expect(refused.code).toBe("rate_limit_unavailable");
+    } finally {
+      store.close();
+    }
+  }
+
+  it("Redis on a closed port: kiosk rules let requests through, onboarding rules answer 503", async () => {
+    const closedPort = await freePort();
+    await expectBothFailModes(await createLimiter({ REDIS_URL: `redis://127.0.0.1:${closedPort}` }, silent, Date.now));
+  });
+
+  it("Redis that accepts connections and never answers: the same, within the bound", async () => {
+    await expectBothFailModes(await createLimiter({ REDIS_URL: `redis://127.0.0.1:${stalledPort}` }, silent, Date.now));
+  });
+
+  it("Upstash that never answers: the same, within the bound", async () => {
+    await expectBothFailModes(
+      await createLimiter(
+        { UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${stalledPort}`, UPSTASH_REDIS_REST_TOKEN: "token" },
+        silent,
+        Date.now,
+      ),
+    );
+  });
+
+  it("logs when the store stops answering and when it answers again, not once per request", async () => {
+    let down = true;
+    const flaky: RateLimiter = {
+      limit: (rule, identifier) => (down ? Promise.reject(new Error("ECONNRESET")) : memoryLimiter().limit(rule, identifier)),
+    };
+    const { log, lines } = memoryLogger();
+    const limiter = boundedLimiter(flaky, { timeoutMs: 500, store: "redis", log });
+    const rule = perMinute(unique("license"), 10);
+    for (let i = 0; i < 3; i += 1) await expect(limiter.limit(rule, ip)).rejects.toBeInstanceOf(LimiterUnavailable);
+    down = false;
+    for (let i = 0; i < 3; i += 1) await limiter.limit(rule, ip);
+    expect(lines.map((line) => JSON.parse(line).event)).toEqual(["rate_limit_store_unavailable", "rate_limit_store_recovered"]);
+  });
+});
+
+describe("rate limits over HTTP (memory store)", () => {
+  let db: Database;
+  let queries = 0;
+  beforeAll(async () => {
+    const real = await pgliteDatabase();
+    db = {
+      query: (text, params) => {
+        queries += 1;
+        return real.query(text, params);
+      },
+      script: (text) => real.script(text),
+      close: () => real.close(),
+    };
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  function app(overrides: Parameters<typeof testApp>[1] = {}) {
+    const clock = testClock(START);
+    return { clock, ...testApp(db, { now: clock.now, ...overrides }) };
+  }
+  const from = (client: string, init: RequestInit = {}): RequestInit => ({
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), "x-forwarded-for": client },
+  });
+  const badCredentials: RequestInit = {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ license_key: "DEMO-0000-0000-0001", email_address: "not-the-owner@example.com" }),
+  };
+
+  /** Spec section 8's kiosk routes, each asked something it refuses after looking at the database. */
+  const kioskRoutes = [
+    { route: "POST /api/v2/license", path: "/api/v2/license", init: badCredentials, status: 400 },
+    {
+      route: "GET /api/v2/schedule",
+      path: "/api/v2/schedule?email=nobody@example.com&licenseKey=DEMO-0000-0000-0001",
+      init: {},
+      status: 400,
+    },
+    { route: "GET /api/v2/licenses/{licenseKey}/schedule", path: "/api/v2/licenses/NONE-0000-0000-0000/schedule", init: {}, status: 404 },
+    {
+      route: "PUT /api/v2/licenses/{licenseKey}/system-name",
+      path: "/api/v2/licenses/NONE-0000-0000-0000/system-name",
+      init: { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ systemName: "Lobby" }) },
+      status: 404,
+    },
+  ];
+
+  for (const { route, path, init, status } of kioskRoutes) {
+    describe(route, () => {
+      it("10 requests per minute per client IP, checked before credentials and the database: the 11th gets 429", async () => {
+        const { request } = app();
+        const answers: Response[] = [];
+        for (let i = 0; i < 10; i += 1) answers.push(await request(path, from(ip, init)));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(status));
+
+        const before = queries;
+        const over = await Promise.all(Array.from({ length: 5 }, () => request(path, from(ip, init))));
+        expect(over.map((answer) => answer.status)).toEqual(Array(5).fill(429));
+        expect(queries).toBe(before);
+        expect(await over[0].json()).toEqual({ message: "too many requests" });
+        expect(over[0].headers.get("retry-after")).toBe("45");
+      });
+
+      it("answers within the limit carry RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset", async () => {
+        const { request } = app();
+        const answer = await request(path, from(ip, init));
+        expect(answer.status).toBe(status);
+        expect(answer.headers.get("ratelimit-limit")).toBe("10");
+        expect(answer.headers.get("ratelimit-remaining")).toBe("9");
+        expect(answer.headers.get("ratelimit-reset")).toBe("45");
+        expect(answer.headers.get("retry-after")).toBeNull();
+      });
+
+      it("with the store down, the route fails open: the request is served, without RateLimit-* headers", async () => {
+        const down: RateLimiter = { limit: () => Promise.reject(new LimiterUnavailable("down")) };
+        const { request } = app({ limiter: down });
+        const answers: Response[] = [];
+        for (let i = 0; i < 12; i += 1) answers.push(await request(path, from(ip, init)));
+        expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(status));
+        expect(answers[11].headers.get("ratelimit-limit")).toBeNull();
+      });
+    });
+  }
+
+  describe("the limited kiosk routes together", () => {
+    it("429: JSON {message}, Retry-After in whole seconds, and the RateLimit-* headers", async () => {
+      const { request } = app();
+      for (let i = 0; i < 10; i += 1) await request("/api/v2/license", from(ip, badCredentials));
+      const answer = await request("/api/v2/license", from(ip, badCredentials));
+      expect(answer.status).toBe(429);
+      expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(await answer.json()).toEqual({ message: "too many requests" });
+      expect(answer.headers.get("retry-after")).toBe("45");
+      expect(answer.headers.get("ratelimit-limit")).toBe("10");
+      expect(answer.headers.get("ratelimit-remaining")).toBe("0");
+      expect(answer.headers.get("ratelimit-reset")).toBe("45");
+    });
+
+    it("pass again once the window has ended", async () => {
+      const { request, clock } = app();
+      for (let i = 0; i < 11; i += 1) await request("/api/v2/license", from(ip, badCredentials));
+      clock.advance(45_000);
+      expect((await request("/api/v2/license", from(ip, badCredentials))).status).toBe(400);
+    });
+
+    it("a bucket per route: a kiosk polling its schedule can still validate its license", async () => {
+      const { request } = app();
+      for (let i = 0; i < 15; i += 1) await request("/api/v2/licenses/DEMO-0000-0000-0001/schedule", from(ip));
+      expect((await request("/api/v2/licenses/DEMO-0000-0000-0001/schedule", from(ip))).status).toBe(429);
+      const validation = await request(
+        "/api/v2/license",
+        from(ip, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ license_key: "DEMO-0000-0000-0001", email_address: "demo@example.com" }),
+        }),
+      );
+      expect(validation.status).toBe(200);
+    });
+
+    it("a bucket per client IP: the first X-Forwarded-For address behind a trusted proxy", async () => {
+      const { request } = app();
+      for (let i = 0; i < 10; i += 1) await request("/api/v2/license", from(`${ip}, 10.0.0.1`, badCredentials));
+      expect((await request("/api/v2/license", from(`${ip}, 10.0.0.2`, badCredentials))).status).toBe(429);
+      expect((await request("/api/v2/license", from("198.51.100.23, 10.0.0.1", badCredentials))).status).toBe(400);
+    });
+
+    it("without a trusted proxy, X-Forwarded-For is ignored: the socket peer is the client", async () => {
+      const { app: bare } = app({ trustProxy: false });
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i += 1) {
+        const answer = await bare.request("/api/v2/license", from(`192.0.2.${i}`, badCredentials), { remoteAddr: "127.0.0.9" });
+        statuses.push(answer.status);
+      }
+      expect(statuses).toEqual([...Array(10).fill(400), 429]);
+    });
+  });
+
+  describe("POST /api/v2/automations/create/account", () => {
+    const unsigned: RequestInit = {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "new@example.com" }),
+    };
+
+    it("5 requests per minute per client IP, checked before the signature: the 6th gets 429", async () => {
+      const { request } = app();
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i += 1) statuses.push((await request("/api/v2/automations/create/account", from(ip, unsigned))).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    });
+
+    it("with the store down, it fails closed: 503 {message} with Retry-After", async () => {
+      const down: RateLimiter = { limit: () => Promise.reject(new LimiterUnavailable("down")) };
+      const { request } = app({ limiter: down });
+      const answer = await request("/api/v2/automations/create/account", from(ip, unsigned));
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toEqual({ message: "rate limiting is unavailable, try again shortly" });
+      expect(answer.headers.get("retry-after")).toBe("10");
+    });
+  });
+});

@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { freePort } from "./postgres-server.ts";
+
+export interface RedisServer {
+  /** e.g. redis://127.0.0.1:41237 */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The redis-server binary: $REDIS_SERVER, else the first on PATH (Debian's apt package puts it in /usr/bin). */
+function redisServerBinary(): string | undefined {
+  const candidates = process.env.REDIS_SERVER
+    ? [process.env.REDIS_SERVER]
+    : [...(process.env.PATH ?? "").split(delimiter), "/usr/bin"].map((dir) => join(dir, "redis-server"));
+  return candidates.find((path) => existsSync(path));
+}
+
+/**
+ * Whether suites that need a real Redis can run. Outside CI a missing redis-server skips them
+ * with a visible message; under CI (`CI=true`) it is an error, so those tests can never be
+ * skipped silently where they are meant to run.
+ */
+export function redisServerAvailable(): boolean {
+  if (redisServerBinary()) return true;
+  const message = "redis-server not found (install it with `apt-get install redis-server`, or set REDIS_SERVER)";
+  if (process.env.CI === "true") throw new Error(`${message}: CI must run the Redis rate-limit tests`);
+  console.warn(`SKIPPING the Redis and Upstash rate-limit tests: ${message}`);
+  return false;
+}
+
+/**
+ * A throwaway `redis-server` on a free loopback port, with its working directory in a temp dir
+ * and persistence off.
+ *
+ * @example
+ * const redis = await startRedis();
+ * const store = await createLimiter({ REDIS_URL: redis.url }, log, Date.now);
+ */
+export async function startRedis(): Promise<RedisServer> {
+  const binary = redisServerBinary();
+  if (!binary) throw new Error("redis-server not found");
+  const dir = mkdtempSync(join(tmpdir(), "cadence-redis-"));
+  const port = await freePort();
+  const child = spawn(
+    binary,
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 15_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
