@@ -1,0 +1,21 @@
+import { type Config, ConfigError } from "../config.ts";
+import { openPostgres } from "../db/postgres.ts";
+import type { Logger } from "../log.ts";
+import { mailerFromConfig } from "./mailer-from-config.ts";
+import type { OutboxPorts } from "./outbox.ts";
+
+/**
+ * The ports of a delivery worker that runs beside the API (the `outbox` edge function, the
+ * `outbox:deliver` command): Postgres only, since PGlite's directory admits one process and the
+ * local server already retries its own queue.
+ */
+export function outboxFromConfig(config: Config, log: Logger): { ports: OutboxPorts; close(): Promise<void> } {
+  const url = config.DATABASE_URL ?? config.SUPABASE_DB_URL;
+  if (!url) {
+    throw new ConfigError(
+      "DATABASE_URL: is required to deliver e-mails from a separate process (with PGlite, the running server retries them every minute)",
+    );
+  }
+  const db = openPostgres(url, { max: 1, prepare: Boolean(config.DATABASE_URL) });
+  return { ports: { db, mailer: mailerFromConfig(config), now: Date.now, log }, close: () => db.close() };
+}

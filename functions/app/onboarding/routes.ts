@@ -1,0 +1,82 @@
+import { createRoute } from "@hono/zod-openapi";
+import { ErrorMessage } from "../catalogue/schemas.ts";
+import type { Deps } from "../deps.ts";
+import { Failure } from "../errors.ts";
+import { parseJson, readBody } from "../http/body.ts";
+import { json } from "../http/json.ts";
+import { type App, jsonContent, route } from "../http/route.ts";
+import { maskKey } from "../log.ts";
+import { deliverEmail } from "../mail/outbox.ts";
+import { enforceLimit } from "../rate-limit/enforce-limit.ts";
+import { limitByIp, perDay, perMinute } from "../rate-limit/middleware.ts";
+import { type Onboarded, onboardAccount } from "./onboard-account.ts";
+import { OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError, SignatureHeaders } from "./schemas.ts";
+import { ONBOARDING_PATH, signatureVerifier } from "./signature.ts";
+import { recordNonce } from "./store.ts";
+
+/**
+ * Spec section 8: 5 per minute per client IP, and 3 per 24 hours per e-mail address (normalized, so
+ * case variants share a bucket). Both fail closed: an unchecked flood would create accounts and mail.
+ */
+const PER_IP = perMinute("onboarding", 5, "closed");
+const PER_EMAIL = perDay("onboarding-email", 3, "closed");
+
+/**
+ * Section 4.7, signed as section 5 item 6 says. The order is the point: the per-IP limit first;
+ * the body read under the 64 KiB limit; the signature over those raw bytes, and only then the
+ * nonce, so unsigned traffic can neither burn nonces nor an e-mail's quota; then the body's
+ * fields, the per-e-mail limit, and one transaction for account, key and e-mail; delivery last,
+ * after commit, never failing the answer.
+ */
+export function onboardingRoutes(app: App, deps: Deps): void {
+  const verify = signatureVerifier(deps.signingSecret);
+  app.use(ONBOARDING_PATH, limitByIp(deps, PER_IP));
+  route(
+    app,
+    createRoute({
+      method: "post",
+      path: ONBOARDING_PATH,
+      summary: "Signed webhook: create the account if absent, issue a license key and e-mail it",
+      tags: ["onboarding"],
+      request: {
+        headers: SignatureHeaders,
+        body: { ...jsonContent(OnboardingRequest, "The account to onboard"), required: true },
+      },
+      responses: {
+        200: jsonContent(OnboardingResponse, "Account ready; a new license key is on its way by e-mail"),
+        400: jsonContent(ErrorMessage, "`request body is required`, `invalid JSON body`, `email is required`, or an invalid e-mail or name"),
+        401: jsonContent(SignatureError, "`invalid signature`, whatever the cause"),
+        413: jsonContent(ErrorMessage, "Body over 64 KiB"),
+        429: jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After"),
+        500: jsonContent(ErrorMessage, "The account could not be created"),
+      },
+    }),
+    async (c) => {
+      const body = await readBody(c.req.raw);
+      const nonce = await verify(c.req.raw.headers, body, deps.now());
+      if (nonce === undefined || !(await recordNonce(deps.db, nonce, deps.now()))) {
+        throw new Failure("invalid_signature");
+      }
+      const parsed = parseJson(body);
+      if (!parsed.ok) throw new Failure(parsed.reason === "empty" ? "body_required" : "invalid_json");
+      const input = parseOnboardingRequest(parsed.value);
+
+      const limitHeaders = await enforceLimit(deps, PER_EMAIL, input.email);
+
+      let onboarded: Onboarded;
+      try {
+        onboarded = await onboardAccount(deps, input);
+      } catch (error) {
+        deps.log("error", "onboarding_failed", { error: error instanceof Error ? error.message : String(error) });
+        throw new Failure("account_not_created");
+      }
+      deps.log("info", "account_onboarded", { accountId: onboarded.accountId, key: maskKey(onboarded.key) });
+      await deliverEmail(deps, onboarded.outboxId);
+      return json(
+        { success: true, message: "account ready; the license key is on its way by e-mail", user_id: onboarded.accountId },
+        200,
+        limitHeaders,
+      );
+    },
+  );
+}

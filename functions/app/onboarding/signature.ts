@@ -1,0 +1,73 @@
+/** The path of the signed onboarding webhook: part of what is signed. */
+export const ONBOARDING_PATH = "/api/v2/automations/create/account";
+/** Spec section 8: x-timestamp may differ from the server clock by this much, either way. */
+export const MAX_SKEW_SECONDS = 300;
+
+/** x-timestamp: Unix seconds only; a millisecond timestamp, a sign, a fraction or `NaN` is malformed. */
+export const TIMESTAMP = /^[0-9]{1,11}$/;
+/** x-nonce: printable ASCII without spaces, as headers carry it; a UUID is ideal. Bounded for storage. */
+export const NONCE = /^[\x21-\x7e]{1,128}$/;
+/** x-signature: the lowercase hex of an HMAC-SHA256 digest. */
+export const SIGNATURE = /^[0-9a-f]{64}$/;
+
+const encoder = new TextEncoder();
+
+/**
+ * The bytes that are signed: `POST`, the path, x-timestamp and x-nonce, each followed by a newline,
+ * then the raw request body exactly as sent (its bytes, never a re-encoded parse).
+ */
+export function canonicalRequest(timestamp: string, nonce: string, body: Uint8Array): Uint8Array<ArrayBuffer> {
+  const head = encoder.encode(`POST\n${ONBOARDING_PATH}\n${timestamp}\n${nonce}\n`);
+  const bytes = new Uint8Array(head.byteLength + body.byteLength);
+  bytes.set(head);
+  bytes.set(body, head.byteLength);
+  return bytes;
+}
+
+function importKey(secret: string, usage: "sign" | "verify"): Promise<CryptoKey> {
+  return crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [usage]);
+}
+
+function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+/**
+ * The x-signature for a request: lowercase hex HMAC-SHA256 of the canonical request.
+ *
+ * @example
+ * const signature = await signRequest(secret, "1795000000", crypto.randomUUID(), body);
+ */
+export async function signRequest(secret: string, timestamp: string, nonce: string, body: Uint8Array): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", await importKey(secret, "sign"), canonicalRequest(timestamp, nonce, body));
+  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** Checks the signature headers of one request; resolves to its nonce when they hold, else undefined. */
+export type SignatureVerifier = (headers: Headers, body: Uint8Array, nowMs: number) => Promise<string | undefined>;
+
+/**
+ * A verifier for `secret` (imported once). It checks the three headers' form, the timestamp's skew
+ * (300 s passes, 301 s fails, either way) and the HMAC over the raw body, compared in constant time
+ * by Web Crypto's `verify`. Without a secret (or with an empty one) nothing verifies. Recording the nonce is the caller's
+ * next step, so only a request that proved the secret can use up a nonce.
+ *
+ * @example
+ * const verify = signatureVerifier(config.SIGNING_SECRET);
+ * const nonce = await verify(request.headers, body, Date.now());
+ */
+export function signatureVerifier(secret: string | undefined): SignatureVerifier {
+  const key = secret ? importKey(secret, "verify") : undefined;
+  return async function verifySignature(headers, body, nowMs) {
+    if (!key) return undefined;
+    const timestamp = headers.get("x-timestamp") ?? "";
+    const nonce = headers.get("x-nonce") ?? "";
+    const signature = headers.get("x-signature") ?? "";
+    if (!TIMESTAMP.test(timestamp) || !NONCE.test(nonce) || !SIGNATURE.test(signature)) return undefined;
+    if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > MAX_SKEW_SECONDS) return undefined;
+    const valid = await crypto.subtle.verify("HMAC", await key, hexToBytes(signature), canonicalRequest(timestamp, nonce, body));
+    return valid ? nonce : undefined;
+  };
+}

@@ -1,0 +1,29 @@
+// The edge function `outbox`: pg_cron calls it every minute (see README), and each call delivers
+// the queued e-mails that are due. It takes no input and can only send what is already due, so an
+// outside caller gains nothing by calling it.
+import { ConfigError, parseConfig } from "../app/config.ts";
+import { consoleLogger } from "../app/log.ts";
+import { outboxFromConfig } from "../app/mail/outbox-from-config.ts";
+import { deliverPending } from "../app/mail/outbox.ts";
+
+let config;
+let outbox;
+try {
+  config = parseConfig(Deno.env.toObject());
+  outbox = outboxFromConfig(config, consoleLogger);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  Deno.exit(1);
+}
+const { ports } = outbox;
+
+const onListen = ({ port }: { port: number }) => consoleLogger("info", "listening", { port, function: "outbox" });
+Deno.serve({ port: config.PORT, onListen }, async (request) => {
+  if (request.method !== "POST") {
+    return Response.json({ message: "use POST" }, { status: 405, headers: { allow: "POST" } });
+  }
+  const report = await deliverPending(ports);
+  consoleLogger("info", "outbox_delivered", { ...report });
+  return Response.json(report);
+});

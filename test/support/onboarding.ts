@@ -1,0 +1,24 @@
+import { ONBOARDING_PATH } from "../../functions/app/onboarding/signature.ts";
+import { signOnboardingRequest } from "../../functions/app/onboarding/signed-request.ts";
+
+export { ONBOARDING_PATH };
+
+/** The signing secret the onboarding tests configure the app with. */
+export const SECRET = "test-signing-secret-0123456789";
+
+/**
+ * A POST init for the onboarding webhook, signed with Cadence's own signing helper.
+ *
+ * @example
+ * await request(ONBOARDING_PATH, await signedInit({ email: "ada@example.com" }, { nowMs: clock.now() }));
+ */
+export async function signedInit(
+  body: unknown,
+  options: { nowMs: number; nonce?: string; secret?: string; ip?: string },
+): Promise<RequestInit> {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const signed = await signOnboardingRequest(options.secret ?? SECRET, text, options);
+  const headers: Record<string, string> = { ...signed.headers };
+  if (options.ip) headers["x-forwarded-for"] = options.ip;
+  return { method: "POST", headers, body: signed.body };
+}
