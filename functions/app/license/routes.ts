@@ -1,0 +1,70 @@
+import { createRoute } from "@hono/zod-openapi";
+import { ErrorMessage } from "../catalogue/schemas.ts";
+import type { Deps } from "../deps.ts";
+import { Failure } from "../errors.ts";
+import { json } from "../http/json.ts";
+import { type App, jsonContent, route } from "../http/route.ts";
+import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
+import { readJsonObject } from "./json-object.ts";
+import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
+import { setSystemName } from "./set-system-name.ts";
+import { validateLicense } from "./validate-license.ts";
+
+const rateLimited = jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After");
+
+/** What a body that is not a JSON object is, on the system-name route: an invalid name. */
+const bodyFailuresAsInvalidName = new Set(["content_type", "body_required", "invalid_json"]);
+
+/** Sections 4.3 and 4.6: license validation and the kiosk's system name, each rate limited first. */
+export function licenseRoutes(app: App, deps: Deps): void {
+  app.use("/api/v2/license", limitByIp(deps, perMinute("license", 10)));
+  route(
+    app,
+    createRoute({
+      method: "post",
+      path: "/api/v2/license",
+      summary: "Validate a license key against its owner's e-mail, optionally setting the system name",
+      tags: ["license"],
+      request: { body: { ...jsonContent(LicenseRequest, "The key, the owner's e-mail and an optional system name"), required: true } },
+      responses: {
+        200: jsonContent(LicenseResponse, "The key is valid; systemNameStatus tells what became of the system name"),
+        400: jsonContent(ErrorMessage, "Malformed body, a missing field, or a key that fails validation"),
+        413: jsonContent(ErrorMessage, "Body over 64 KiB"),
+        429: rateLimited,
+      },
+    }),
+    async (c) => json(await validateLicense(deps.db, await readJsonObject(c.req.raw))),
+  );
+
+  app.use("/api/v2/licenses/:licenseKey/system-name", limitByIp(deps, perMinute("system-name", 10)));
+  route(
+    app,
+    createRoute({
+      method: "put",
+      path: "/api/v2/licenses/{licenseKey}/system-name",
+      summary: "Set the kiosk's system name on a license key",
+      tags: ["license"],
+      request: {
+        params: LicenseKeyParam,
+        body: { ...jsonContent(SystemNameRequest, "The new name"), required: true },
+      },
+      responses: {
+        200: jsonContent(SystemNameResponse, "The stored name (also when it was already the name: nothing is written)"),
+        400: jsonContent(ErrorMessage, "`invalid_name`: the body is not a JSON object with a valid systemName"),
+        404: jsonContent(ErrorMessage, "`unknown_license`"),
+        409: jsonContent(ErrorMessage, "`name_taken`: another key of the same account has the name, case-insensitively"),
+        413: jsonContent(ErrorMessage, "Body over 64 KiB"),
+        429: rateLimited,
+      },
+    }),
+    async (c) => {
+      const body = await readJsonObject(c.req.raw).catch((error: unknown) => {
+        // The spec gives this route one 400: a missing or non-JSON content type, an empty body and
+        // malformed JSON are all a name that was not given as it must be.
+        if (error instanceof Failure && bodyFailuresAsInvalidName.has(error.code)) throw new Failure("invalid_name");
+        throw error;
+      });
+      return json(await setSystemName(deps.db, c.req.param().licenseKey, body));
+    },
+  );
+}

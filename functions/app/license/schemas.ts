@@ -1,0 +1,55 @@
+import { z } from "@hono/zod-openapi";
+import { Email } from "../email.ts";
+import { LicenseKey } from "../license-key.ts";
+
+/** Spec section 8: a system name is 1 to 40 characters. */
+export const SYSTEM_NAME_MAX_LENGTH = 40;
+
+/**
+ * A kiosk's system name, as both routes accept it: a string, trimmed, then 1 to 40 characters
+ * counted as code points (as Postgres's char_length counts them for the stored name's check).
+ * A NUL character cannot be stored in Postgres text, so a name holding one is invalid too.
+ */
+export const SystemName = z
+  .string()
+  .trim()
+  .refine((name) => {
+    const length = [...name].length;
+    return length >= 1 && length <= SYSTEM_NAME_MAX_LENGTH && !name.includes("\u0000");
+  })
+  .openapi({ minLength: 1, maxLength: SYSTEM_NAME_MAX_LENGTH, example: "Front desk" });
+
+/** What the optional systemName of a license validation did; validation succeeds in all four cases. */
+export const SystemNameStatus = z.enum(["ok", "unchanged", "conflict", "invalid"]);
+export type SystemNameStatus = z.infer<typeof SystemNameStatus>;
+
+export const LicenseRequest = z
+  .object({
+    license_key: LicenseKey,
+    email_address: Email,
+    systemName: SystemName.optional().openapi({
+      description: "Omitted: the stored name is untouched. Empty or whitespace-only is invalid and never clears it.",
+    }),
+  })
+  .openapi("LicenseRequest");
+
+export const LicenseResponse = z
+  .object({
+    key: LicenseKey,
+    email_address: Email.openapi({ description: "The owner's e-mail" }),
+    systemNameStatus: SystemNameStatus.openapi({ description: "`unchanged` when systemName was omitted" }),
+  })
+  .openapi("LicenseResponse");
+export type LicenseResponse = z.infer<typeof LicenseResponse>;
+
+export const SystemNameRequest = z.object({ systemName: SystemName }).openapi("SystemNameRequest");
+
+export const SystemNameResponse = z
+  .object({
+    systemName: z.string().openapi({ description: "The stored name" }),
+    systemNameStatus: z.literal("ok"),
+  })
+  .openapi("SystemNameResponse");
+export type SystemNameResponse = z.infer<typeof SystemNameResponse>;
+
+export const LicenseKeyParam = z.object({ licenseKey: LicenseKey });

@@ -1,0 +1,24 @@
+import type { Database } from "../db/database.ts";
+import { Failure } from "../errors.ts";
+import { LicenseKey } from "../license-key.ts";
+import { SystemName, type SystemNameResponse } from "./schemas.ts";
+import * as store from "./store.ts";
+
+/**
+ * Spec 4.6 on a parsed body. When several checks fail, the first in the spec's own list wins:
+ * `invalid_name` (400), then `unknown_license` (404: a key not of the license-key shape is unknown
+ * without asking the database), then `name_taken` (409). Re-sending the current name answers 200
+ * and writes nothing.
+ *
+ * @example
+ * const answer = await setSystemName(deps.db, c.req.param("licenseKey"), body);
+ */
+export async function setSystemName(db: Database, key: string, body: Record<string, unknown>): Promise<SystemNameResponse> {
+  const name = SystemName.safeParse(body.systemName);
+  if (!name.success) throw new Failure("invalid_name");
+  if (!LicenseKey.safeParse(key).success) throw new Failure("unknown_license");
+  const outcome = await store.setSystemName(db, key, name.data);
+  if (outcome === "unknown_license") throw new Failure("unknown_license");
+  if (outcome === "taken") throw new Failure("name_taken");
+  return { systemName: name.data, systemNameStatus: "ok" };
+}

@@ -1,0 +1,51 @@
+import type { Database } from "../db/database.ts";
+import { Email } from "../email.ts";
+import { Failure, type FailureCode } from "../errors.ts";
+import { LicenseKey } from "../license-key.ts";
+import { type LicenseResponse, SystemName, type SystemNameStatus } from "./schemas.ts";
+import * as store from "./store.ts";
+
+const failureOf: Record<Exclude<store.Validation["outcome"], "valid">, FailureCode> = {
+  key_not_found: "license_not_found",
+  key_inactive: "license_inactive",
+  user_not_found: "user_not_found",
+  not_owner: "key_not_owned",
+};
+
+/** A present, non-blank string field, trimmed; null otherwise. */
+function requiredString(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+}
+
+/**
+ * Spec 4.3 on the fields of a JSON object body. When several checks fail, the first in the spec's
+ * own list wins: `license_key is required`, `email_address is required`, `license key not found`,
+ * `license key is not active`, `user does not exist`, `key does not belong to specified user`.
+ * A blank field counts as missing. A key not of the license-key shape is `not found` without asking
+ * the database (no such key can exist); an e-mail that is not an e-mail of at most 254 characters
+ * is `user does not exist`, after the key's own checks. The systemName never fails validation.
+ *
+ * @example
+ * const answer = await validateLicense(deps.db, await readJsonObject(c.req.raw));
+ */
+export async function validateLicense(db: Database, fields: Record<string, unknown>): Promise<LicenseResponse> {
+  const key = requiredString(fields.license_key);
+  if (key === null) throw new Failure("license_key_required");
+  const email = requiredString(fields.email_address);
+  if (email === null) throw new Failure("email_address_required");
+  if (!LicenseKey.safeParse(key).success) throw new Failure("license_not_found");
+
+  const wellFormed = Email.safeParse(email);
+  // Postgres text cannot hold NUL, and no stored e-mail has one: such an address matches no user.
+  const accountEmail = wellFormed.success && !email.includes("\u0000") ? email : null;
+  const name = fields.systemName === undefined ? undefined : SystemName.safeParse(fields.systemName);
+
+  const validation = await store.validateLicense(db, {
+    key,
+    email: accountEmail,
+    systemName: name?.success ? name.data : null,
+  });
+  if (validation.outcome !== "valid") throw new Failure(failureOf[validation.outcome]);
+  const systemNameStatus: SystemNameStatus = name === undefined || name.success ? validation.systemNameStatus : "invalid";
+  return { key, email_address: validation.ownerEmail, systemNameStatus };
+}
