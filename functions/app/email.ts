@@ -10,7 +10,7 @@ export const EMAIL_MAX_LENGTH = 254;
 export const Email = z
   .string()
   .max(EMAIL_MAX_LENGTH)
-  .regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/)
+  .regex(/^[^@\s\u0000]+@[^@\s\u0000]+\.[^@\s\u0000]+$/)
   .openapi({ format: "email", example: "demo@example.com" });
 
 /** The form e-mails are compared and stored in: trimmed and lower-cased. */

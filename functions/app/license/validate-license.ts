@@ -35,9 +35,8 @@ export async function validateLicense(db: Database, fields: Record<string, unkno
   if (email === null) throw new Failure("email_address_required");
   if (!LicenseKey.safeParse(key).success) throw new Failure("license_not_found");
 
-  const wellFormed = Email.safeParse(email);
-  // Postgres text cannot hold NUL, and no stored e-mail has one: such an address matches no user.
-  const accountEmail = wellFormed.success && !email.includes("\u0000") ? email : null;
+  // A malformed e-mail (Email also refuses NUL, which Postgres text cannot hold) matches no user.
+  const accountEmail = Email.safeParse(email).success ? email : null;
   const name = fields.systemName === undefined ? undefined : SystemName.safeParse(fields.systemName);
 
   const validation = await store.validateLicense(db, {

@@ -6,7 +6,8 @@ import { NONCE, SIGNATURE, TIMESTAMP } from "./signature.ts";
 /** Spec section 8: the onboarding display name is at most 120 characters. */
 export const NAME_MAX_LENGTH = 120;
 
-const DisplayName = z.string().trim().max(NAME_MAX_LENGTH);
+/** Postgres text cannot hold NUL, so a name with one is invalid rather than a failed insert. */
+const DisplayName = z.string().trim().max(NAME_MAX_LENGTH).regex(/^[^\u0000]*$/);
 
 export const OnboardingRequest = z
   .object({
