@@ -11,14 +11,16 @@ export interface ReceivedEmail {
 /**
  * A local stand-in for Resend's HTTP API (`POST /emails`) on 127.0.0.1: it records each request
  * and answers 200 with an id, or with `status` while `failWith` is set, as Resend does on errors.
+ * `delayMs` makes every answer slow, so a test can catch deliveries in flight.
  */
-export async function startResendStub() {
+export async function startResendStub(options: { delayMs?: number } = {}) {
   const received: ReceivedEmail[] = [];
   let failure: { status: number; remaining: number } | undefined;
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk) => (raw += chunk));
-    req.on("end", () => {
+    req.on("end", async () => {
+      if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       res.setHeader("content-type", "application/json");
       if (failure && failure.remaining > 0) {
         failure.remaining -= 1;

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { startResendStub } from "../support/resend-stub.ts";
+import { startServer, type RunningServer } from "../support/server.ts";
+
+const BURST = 40;
+
+describe("POST /api/v2/automations/create/account when the server is killed mid-burst", () => {
+  let database: TestDatabase;
+  let resend: Awaited<ReturnType<typeof startResendStub>>;
+  let server: RunningServer | undefined;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    // Slow deliveries, so the kill catches e-mails in flight as well as onboardings.
+    resend = await startResendStub({ delayMs: 150 });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await resend?.stop();
+    await database?.drop();
+  });
+
+  const env = () => ({
+    DATABASE_URL: database.url,
+    SIGNING_SECRET: SECRET,
+    TRUST_PROXY: "true",
+    MAILER: "resend",
+    RESEND_API_KEY: "re_test",
+    RESEND_API_URL: resend.url,
+  });
+
+  it("loses no answered key and no key's e-mail, half-writes nothing, and sends what was pending after a restart", async () => {
+    server = await startServer(env());
+    const emails = Array.from({ length: BURST }, (_, i) => `crash-${i}@example.com`);
+    let answeredSoFar = 0;
+    let killNow: () => void = () => {};
+    const enoughAnswered = new Promise<void>((resolve) => (killNow = resolve));
+    const answers = emails.map(async (email, i) => {
+      const init = await signedInit({ email }, { nowMs: Date.now(), ip: `203.0.113.${i}` });
+      try {
+        const response = await fetch(server!.url + ONBOARDING_PATH, init);
+        const body = await response.json();
+        if (response.status === 200 && ++answeredSoFar === 5) killNow();
+        return { email, status: response.status, body };
+      } catch {
+        return { email, status: 0, body: null };
+      }
+    });
+    // Kill once five onboardings are answered: the rest are in flight.
+    await Promise.race([enoughAnswered, Promise.all(answers)]);
+    await server.kill();
+    const settled = await Promise.all(answers);
+    const answered = settled.filter((answer) => answer.status === 200);
+    expect(answered.length).toBeGreaterThan(0);
+    console.log(`crash: ${answered.length} of ${BURST} onboardings answered 200 before SIGKILL`);
+
+    // Every 200 has its account and at least one key; every key of these accounts has its e-mail.
+    for (const { email, body } of answered) {
+      const [account] = await database.db.query<{ id: string; keys: number }>(
+        `select a.id, (select count(*)::int from public.license_keys k where k.account_id = a.id) as keys
+         from public.accounts a where lower(a.email) = $1`,
+        [email],
+      );
+      expect(account).toEqual({ id: body.user_id, keys: 1 });
+    }
+    const orphans = await database.db.query(`
+      select a.email from public.accounts a
+      where a.email like 'crash-%'
+        and (not exists (select from public.license_keys k where k.account_id = a.id)
+             or exists (select from public.license_keys k where k.account_id = a.id
+                        and not exists (select from public.email_outbox o where o.text_body like '%' || k.key || '%'
+                                          and o.html_body like '%' || k.key || '%' and o.recipient = a.email)))`);
+    expect(orphans).toEqual([]);
+
+    // An e-mail the dead process had claimed comes back when its five-minute lease ends: end the
+    // lease by hand rather than wait. A restart then sends everything pending.
+    await database.db.query(`update public.email_outbox set next_attempt_at = now() where status = 'pending'`);
+    const beforeRestart = await database.db.query(`select id from public.email_outbox where status = 'pending'`);
+    console.log(`crash: ${beforeRestart.length} e-mails pending at restart`);
+    server = await startServer(env());
+    const deadline = Date.now() + 60_000;
+    let pending: unknown[] = beforeRestart;
+    while (pending.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      pending = await database.db.query(`select id from public.email_outbox where status <> 'sent'`);
+    }
+    expect(pending).toEqual([]);
+    const keys = await database.db.query<{ key: string }>(
+      `select k.key from public.license_keys k join public.accounts a on a.id = k.account_id where a.email like 'crash-%'`,
+    );
+    for (const { key } of keys) {
+      expect(resend.received.some((mail) => mail.body.text.includes(key))).toBe(true);
+    }
+  }, 120_000);
+});
