@@ -4,7 +4,10 @@ import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { Deps } from "./deps.ts";
 import { Failure, failureResponse } from "./errors.ts";
 import type { Env } from "./http/route.ts";
+import { licenseRoutes } from "./license/routes.ts";
+import { onboardingRoutes } from "./onboarding/routes.ts";
 import { proclamationRoutes } from "./proclamations/routes.ts";
+import { scheduleRoutes } from "./schedule/routes.ts";
 
 /**
  * The whole v2 interface as one Hono app. The entry (Deno.serve) and the tests build it the same way.
@@ -30,6 +33,9 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
 
   catalogueRoutes(app, deps);
   proclamationRoutes(app, deps);
+  scheduleRoutes(app, deps);
+  licenseRoutes(app, deps);
+  onboardingRoutes(app, deps);
 
   app.doc31("/api/v2/openapi.json", {
     openapi: "3.1.0",

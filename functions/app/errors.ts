@@ -6,6 +6,8 @@ export const failures = {
   not_found: [404, { message: "not found" }],
   internal: [500, { message: "internal error" }],
   rate_limited: [429, { message: "too many requests" }],
+  // A rule that fails closed, while its store is down or slow (rate-limit/limiter.ts FailMode).
+  rate_limit_unavailable: [503, { message: "rate limiting is unavailable, try again shortly" }],
   body_too_large: [413, { message: "request body must not exceed 64 KiB" }],
   body_timeout: [408, { message: "request body was not received in time" }],
   // Catalogue and schedule pairing (4.2, 4.4).

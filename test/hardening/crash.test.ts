@@ -51,6 +51,7 @@ describe("POST /api/v2/automations/create/account when the server is killed mid-
     // Kill once five onboardings are answered: the rest are in flight.
     await Promise.race([enoughAnswered, Promise.all(answers)]);
     await server.kill();
+    const killedLogs = server.logs();
     const settled = await Promise.all(answers);
     const answered = settled.filter((answer) => answer.status === 200);
     expect(answered.length).toBeGreaterThan(0);
@@ -87,6 +88,12 @@ describe("POST /api/v2/automations/create/account when the server is killed mid-
       pending = await database.db.query(`select id from public.email_outbox where status <> 'sent'`);
     }
     expect(pending).toEqual([]);
+    // What both processes logged holds no secret, no full key and nothing of the onboarding bodies.
+    for (const logs of [killedLogs, server.logs()]) {
+      expect(logs).not.toContain(SECRET);
+      expect(logs).not.toMatch(/[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}/);
+      expect(logs).not.toContain("crash-");
+    }
     const keys = await database.db.query<{ key: string }>(
       `select k.key from public.license_keys k join public.accounts a on a.id = k.account_id where a.email like 'crash-%'`,
     );

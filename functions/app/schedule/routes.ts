@@ -1,0 +1,88 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorMessage } from "../catalogue/schemas.ts";
+import type { Deps } from "../deps.ts";
+import { Email, normalizeEmail } from "../email.ts";
+import { Failure } from "../errors.ts";
+import { json, jsonText } from "../http/json.ts";
+import { type App, jsonContent, route } from "../http/route.ts";
+import { LicenseKey } from "../license-key.ts";
+import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
+import { ifNoneMatch } from "./if-none-match.ts";
+import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
+import { readLegacySchedule, readSchedulePayload } from "./store.ts";
+import { versionedPayloads } from "./versioned-payload.ts";
+
+/**
+ * Caches may keep the payload but must revalidate it before each use: staff edits reach kiosks on
+ * their next poll, and a revalidation costs a 304 with no body.
+ */
+export const SCHEDULE_CACHE_CONTROL = "no-cache";
+
+const rateLimited = jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After");
+const etagHeader = { ETag: { schema: { type: "string" as const }, description: "The version, in double quotes" } };
+
+const licenseSchedule = createRoute({
+  method: "get",
+  path: "/api/v2/licenses/{licenseKey}/schedule",
+  summary: "The schedule of a license key, with conditional GET",
+  tags: ["schedule"],
+  request: {
+    params: z.object({ licenseKey: LicenseKey }),
+    headers: z.object({ "if-none-match": z.string().optional() }),
+  },
+  responses: {
+    200: { ...jsonContent(SchedulePayload, "The schedule payload"), headers: etagHeader },
+    304: { description: "If-None-Match matches the current ETag; no body", headers: etagHeader },
+    404: jsonContent(ErrorMessage, "`unknown_license`"),
+    429: rateLimited,
+  },
+});
+
+const LegacyQuery = z.object({
+  email: Email,
+  licenseKey: LicenseKey.optional(),
+  key: LicenseKey.optional().openapi({ description: "Alias of licenseKey" }),
+});
+
+const legacySchedule = createRoute({
+  method: "get",
+  path: "/api/v2/schedule",
+  summary: "Legacy schedule read with e-mail and license key in the query",
+  tags: ["schedule"],
+  request: { query: LegacyQuery },
+  responses: {
+    200: jsonContent(ScheduleResponse, "The e-mail and the schedule payload"),
+    400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),
+    429: rateLimited,
+  },
+});
+
+/** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
+export function scheduleRoutes(app: App, deps: Deps): void {
+  const versioned = versionedPayloads();
+
+  app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, perMinute("license-schedule", 10)));
+  route(app, licenseSchedule, async (c) => {
+    const key = LicenseKey.safeParse(c.req.param("licenseKey"));
+    if (!key.success) throw new Failure("unknown_license");
+    const text = await readSchedulePayload(deps.db, key.data);
+    if (text === null) throw new Failure("unknown_license");
+    const { version, body } = await versioned(text);
+    const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL };
+    if (ifNoneMatch(c.req.header("if-none-match"), version)) return new Response(null, { status: 304, headers });
+    return jsonText(body, 200, headers);
+  });
+
+  app.use("/api/v2/schedule", limitByIp(deps, perMinute("schedule", 10)));
+  route(app, legacySchedule, async (c) => {
+    // A missing parameter reads as "", which neither schema accepts.
+    const email = Email.safeParse(normalizeEmail(c.req.query("email") ?? ""));
+    const key = LicenseKey.safeParse((c.req.query("licenseKey") ?? c.req.query("key") ?? "").trim());
+    if (!email.success || !key.success) throw new Failure("not_authorized");
+    const schedule = await readLegacySchedule(deps.db, key.data, email.data);
+    if (schedule.outcome === "not_owner") throw new Failure("key_not_yours");
+    if (schedule.outcome !== "paired" || schedule.body === null) throw new Failure("not_authorized");
+    const { version, content } = await versioned(schedule.body);
+    return json({ email: email.data, version, ...content });
+  });
+}

@@ -1,0 +1,22 @@
+import type { Database } from "../db/database.ts";
+
+/** How cadence.license_pairing pairs a key with an e-mail. */
+export type PairingOutcome = "key_not_found" | "user_not_found" | "not_owner" | "paired";
+
+/**
+ * The stored schedule payload of a license key as JSON text ({type, daily, weekly, blocks}), or
+ * null when the key is unknown.
+ */
+export async function readSchedulePayload(db: Database, key: string): Promise<string | null> {
+  const [row] = await db.query<{ body: string | null }>("select cadence.license_schedule($1)::text as body", [key]);
+  return row.body;
+}
+
+/** The legacy read: the pairing outcome of key and e-mail and, when paired, the key's payload text. */
+export async function readLegacySchedule(db: Database, key: string, email: string) {
+  const [row] = await db.query<{ outcome: PairingOutcome; body: string | null }>(
+    "select outcome, payload::text as body from cadence.legacy_schedule($1, $2)",
+    [key, email],
+  );
+  return row;
+}

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RateLimiter } from "../../functions/app/rate-limit/limiter.ts";
+import { memoryMailer } from "../support/mailer.ts";
+import { ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
+import { testApp } from "../support/app.ts";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
+
+/** Rounds per race: a few in `npm test`, many in `npm run test:soak`. */
+const ROUNDS = process.env.SOAK ? 50 : 5;
+const PARALLEL = 20;
+const unlimited: RateLimiter = {
+  limit: (rule) => Promise.resolve({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0 }),
+};
+
+let database: TestDatabase;
+let request: ReturnType<typeof testApp>["request"];
+const mail = memoryMailer();
+
+beforeAll(async () => {
+  database = await freshDatabase({ max: PARALLEL + 4 });
+  ({ request } = testApp(database.db, { limiter: unlimited, signingSecret: SECRET, mailer: mail.mailer }));
+});
+afterAll(() => database.drop());
+
+const post = (path: string, body: unknown, method = "POST") =>
+  request(path, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+describe(`races, each run ${ROUNDS} times with ${PARALLEL} parallel requests over a pool of real connections`, () => {
+  it("PUT /api/v2/licenses/{licenseKey}/system-name and POST /api/v2/license from two keys of one account: one name holder", async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const name = `Race Kiosk ${round}`;
+      const statuses = await Promise.all(
+        Array.from({ length: PARALLEL }, async (_, i) => {
+          const key = i % 2 ? "DEMO-0000-0000-0001" : "DEMO-0000-0000-0002";
+          const variant = i % 4 < 2 ? name : name.toUpperCase();
+          if (i % 3 === 0) {
+            const response = await post("/api/v2/license", { license_key: key, email_address: "demo@example.com", systemName: variant });
+            return `${response.status} ${(await response.json()).systemNameStatus}`;
+          }
+          return String((await post(`/api/v2/licenses/${key}/system-name`, { systemName: variant }, "PUT")).status);
+        }),
+      );
+      expect(statuses.every((status) => ["200", "409", "200 ok", "200 conflict"].includes(status)), statuses.join()).toBe(true);
+      const holders = await database.db.query<{ key: string }>(
+        "select key from public.license_keys where lower(system_name) = lower($1)",
+        [name],
+      );
+      expect(holders).toHaveLength(1);
+    }
+  });
+
+  it("POST /api/v2/automations/create/account for one new e-mail in parallel: one account, a key and an e-mail per 200", async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const email = `race-${round}@example.com`;
+      const responses = await Promise.all(
+        Array.from({ length: PARALLEL }, async (_, i) =>
+          request(ONBOARDING_PATH, await signedInit({ email: i % 2 ? email : email.toUpperCase() }, { nowMs: Date.now() })),
+        ),
+      );
+      expect(responses.map((response) => response.status)).toEqual(Array(PARALLEL).fill(200));
+      const [counts] = await database.db.query<{ accounts: number; keys: number; emails: number }>(
+        `select (select count(*)::int from public.accounts where lower(email) = $1) as accounts,
+                (select count(*)::int from public.license_keys k join public.accounts a on a.id = k.account_id where lower(a.email) = $1) as keys,
+                (select count(*)::int from public.email_outbox where recipient = $1) as emails`,
+        [email],
+      );
+      expect(counts).toEqual({ accounts: 1, keys: PARALLEL, emails: PARALLEL });
+    }
+  });
+
+  it("POST /api/v2/automations/create/account replayed in parallel: one accepted nonce", async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const init = await signedInit({ email: `replay-${round}@example.com` }, { nowMs: Date.now() });
+      const responses = await Promise.all(Array.from({ length: PARALLEL }, () => request(ONBOARDING_PATH, { ...init })));
+      const statuses = responses.map((response) => response.status).sort();
+      expect(statuses).toEqual([200, ...Array(PARALLEL - 1).fill(401)]);
+    }
+  });
+
+  it("POST /api/v2/license in parallel: every validation answers 200 and lastValidatedAt is recorded", async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const [{ before }] = await database.db.query<{ before: Date }>("select clock_timestamp() as before");
+      const responses = await Promise.all(
+        Array.from({ length: PARALLEL }, () => post("/api/v2/license", { license_key: "DEMO-0000-0000-0004", email_address: "other@example.com" })),
+      );
+      expect(responses.map((response) => response.status)).toEqual(Array(PARALLEL).fill(200));
+      const [{ validated }] = await database.db.query<{ validated: Date }>(
+        "select last_validated_at as validated from public.license_keys where key = 'DEMO-0000-0000-0004'",
+      );
+      expect(validated.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
+    }
+  });
+});
