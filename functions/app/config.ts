@@ -27,6 +27,14 @@ export const configSchema = z
     /** Where the resend mailer posts; only tests point it elsewhere. */
     RESEND_API_URL: z.url().default("https://api.resend.com/emails"),
     MAIL_FROM: z.string().min(3).default("Cadence <licenses@cadence.local>"),
+    /** Set by the Supabase platform inside edge functions; with the service role key, onboarding creates Auth users. */
+    SUPABASE_URL: optionalUrl,
+    SUPABASE_SERVICE_ROLE_KEY: z.string().min(1).optional(),
+    /** The Send Email Hook's secret as the dashboard shows it: `v1,whsec_` and 32 to 88 base64 characters. */
+    SEND_EMAIL_HOOK_SECRET: z
+      .string()
+      .regex(/^v1,whsec_[A-Za-z0-9+/=]{32,88}$/, { message: "must be v1,whsec_ followed by the base64 secret" })
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.UPSTASH_REDIS_REST_URL) !== Boolean(env.UPSTASH_REDIS_REST_TOKEN)) {
@@ -34,6 +42,13 @@ export const configSchema = z
         code: "custom",
         path: [env.UPSTASH_REDIS_REST_URL ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"],
         message: "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together",
+      });
+    }
+    if (Boolean(env.SUPABASE_URL) !== Boolean(env.SUPABASE_SERVICE_ROLE_KEY)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.SUPABASE_URL ? "SUPABASE_SERVICE_ROLE_KEY" : "SUPABASE_URL"],
+        message: "SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY go together",
       });
     }
     if (env.MAILER === "resend" && !env.RESEND_API_KEY) {

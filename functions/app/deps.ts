@@ -1,5 +1,7 @@
+import type { AuthUsers } from "./auth-users/auth-users.ts";
 import type { Database } from "./db/database.ts";
 import type { Logger } from "./log.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
 
 /** The ports and settings the app is built from; the entry assembles them from the parsed config. */
@@ -11,4 +13,10 @@ export interface Deps {
   now: () => number;
   /** Trust X-Forwarded-For for the client IP. */
   trustProxy: boolean;
+  /** Delivers queued e-mails (console or Resend). */
+  mailer: Mailer;
+  /** The onboarding webhook's HMAC secret; without it every onboarding request is refused. */
+  signingSecret?: string;
+  /** Supabase Auth, when Cadence runs on it: each onboarded account becomes an Auth user. */
+  authUsers?: AuthUsers;
 }

@@ -1,3 +1,4 @@
+import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
@@ -5,7 +6,18 @@ import { openPglite } from "./db/pglite.ts";
 import { openPostgres } from "./db/postgres.ts";
 import type { Deps } from "./deps.ts";
 import type { Logger } from "./log.ts";
-import { memoryLimiter } from "./rate-limit/memory.ts";
+import { mailerFromConfig } from "./mail/mailer-from-config.ts";
+import { deliverPending } from "./mail/outbox.ts";
+import { createLimiter } from "./rate-limit/create-limiter.ts";
+
+/** How often the local server retries queued e-mails that are due. */
+export const OUTBOX_SWEEP_MS = 60_000;
+
+function sweepOutbox(deps: Deps) {
+  deliverPending(deps).catch((error) =>
+    deps.log("error", "outbox_sweep_failed", { error: error instanceof Error ? error.message : String(error) }),
+  );
+}
 
 export interface Runtime {
   deps: Deps;
@@ -21,6 +33,8 @@ export interface Runtime {
  *   transaction pooler; migrations are `supabase db push`'s job there, and the platform's
  *   X-Forwarded-For is always trusted.
  * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`.
+ * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
+ * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
@@ -41,9 +55,32 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
   }
   const now = Date.now;
+  const limiter = await createLimiter(config, log, now);
+  const deps: Deps = {
+    db,
+    limiter: limiter.limiter,
+    log,
+    now,
+    trustProxy: config.TRUST_PROXY || onSupabase,
+    mailer: mailerFromConfig(config),
+    signingSecret: config.SIGNING_SECRET,
+    authUsers: authUsersFromConfig(config),
+  };
+  if (!deps.authUsers) {
+    log("info", "auth_users_skipped", {
+      reason: "no SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY: onboarded accounts get no Supabase Auth user",
+    });
+  }
+  // E-mails a previous run left pending (a crash, a mail outage) go out at start, then every minute.
+  if (!onSupabase) sweepOutbox(deps);
+  const sweeper = onSupabase ? undefined : setInterval(() => sweepOutbox(deps), OUTBOX_SWEEP_MS);
   return {
-    deps: { db, limiter: memoryLimiter(now), log, now, trustProxy: config.TRUST_PROXY || onSupabase },
-    describe: { database, limiter: "memory" },
-    close: () => db.close(),
+    deps,
+    describe: { database, limiter: limiter.describe, mailer: config.MAILER },
+    async close() {
+      clearInterval(sweeper);
+      limiter.close();
+      await db.close();
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { authUsersFromConfig } from "../auth-users/auth-users-from-config.ts";
 import { type Config, ConfigError } from "../config.ts";
 import { openPostgres } from "../db/postgres.ts";
 import type { Logger } from "../log.ts";
@@ -17,5 +18,8 @@ export function outboxFromConfig(config: Config, log: Logger): { ports: OutboxPo
     );
   }
   const db = openPostgres(url, { max: 1, prepare: Boolean(config.DATABASE_URL) });
-  return { ports: { db, mailer: mailerFromConfig(config), now: Date.now, log }, close: () => db.close() };
+  return {
+    ports: { db, mailer: mailerFromConfig(config), now: Date.now, log, authUsers: authUsersFromConfig(config) },
+    close: () => db.close(),
+  };
 }

@@ -1,3 +1,6 @@
+import type { AuthUsers } from "../auth-users/auth-users.ts";
+import { type LinkReport, linkPendingAccounts } from "../auth-users/link-auth-user.ts";
+import { retryDelayMs } from "../backoff.ts";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../log.ts";
 import type { Mailer } from "./mailer.ts";
@@ -7,8 +10,6 @@ import type { Mailer } from "./mailer.ts";
  * so a slow send is never taken over, and short enough that a crashed worker's row comes back soon.
  */
 export const OUTBOX_LEASE_SECONDS = 300;
-const FIRST_RETRY_MS = 60_000;
-const LAST_RETRY_MS = 6 * 60 * 60_000;
 
 /** The ports delivery needs; the app's `Deps` has them all. */
 export interface OutboxPorts {
@@ -17,12 +18,11 @@ export interface OutboxPorts {
   /** The clock, in epoch milliseconds. */
   now: () => number;
   log: Logger;
+  /** Supabase Auth, when Cadence runs on it: the pass then also links accounts still without an Auth user. */
+  authUsers?: AuthUsers;
 }
 
-/** The wait before the next try after `attempts` failed ones: 1 min, 2, 4, ... capped at 6 hours. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), LAST_RETRY_MS);
-}
+export { retryDelayMs };
 
 interface ClaimedEmail {
   id: string;
@@ -89,12 +89,16 @@ export async function deliverEmail(ports: OutboxPorts, id: string): Promise<"sen
 export interface DeliveryReport {
   sent: number;
   failed: number;
+  /** Accounts linked to (or still failing to reach) Supabase Auth; present only with Auth configured. */
+  authUsers?: LinkReport;
 }
 
 /**
  * Sends every pending e-mail whose next attempt is due, one claimed row at a time (each claim its
  * own lease), until none is due, `max` rows were tried, or `budgetMs` has passed. Safe to run in
- * several workers at once: a row is claimed by one of them only.
+ * several workers at once: a row is claimed by one of them only. With Supabase Auth configured,
+ * it then links up to `max` accounts whose Auth user onboarding could not create: the same pass
+ * retries everything onboarding leaves to do after its commit.
  *
  * @example
  * const report = await deliverPending(deps);
@@ -111,5 +115,6 @@ export async function deliverPending(
     if (!row) break;
     report[await send(ports, row)] += 1;
   }
+  if (ports.authUsers) report.authUsers = await linkPendingAccounts(ports, { max });
   return report;
 }

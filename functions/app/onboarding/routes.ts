@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ensureAuthUser } from "../auth-users/link-auth-user.ts";
 import { ErrorMessage } from "../catalogue/schemas.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
@@ -25,8 +26,8 @@ const PER_EMAIL = perDay("onboarding-email", 3, "closed");
  * Section 4.7, signed as section 5 item 6 says. The order is the point: the per-IP limit first;
  * the body read under the 64 KiB limit; the signature over those raw bytes, and only then the
  * nonce, so unsigned traffic can neither burn nonces nor an e-mail's quota; then the body's
- * fields, the per-e-mail limit, and one transaction for account, key and e-mail; delivery last,
- * after commit, never failing the answer.
+ * fields, the per-e-mail limit, and one transaction for account, key and e-mail; after commit,
+ * delivery, then the account's Supabase Auth user (when on Supabase), neither failing the answer.
  */
 export function onboardingRoutes(app: App, deps: Deps): void {
   const verify = signatureVerifier(deps.signingSecret);
@@ -72,6 +73,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       }
       deps.log("info", "account_onboarded", { accountId: onboarded.accountId, key: maskKey(onboarded.key) });
       await deliverEmail(deps, onboarded.outboxId);
+      await ensureAuthUser(deps, onboarded.accountId);
       return json(
         { success: true, message: "account ready; the license key is on its way by e-mail", user_id: onboarded.accountId },
         200,

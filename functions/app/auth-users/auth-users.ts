@@ -1,0 +1,16 @@
+/** An account as Supabase Auth should know it. */
+export interface AuthAccount {
+  /** The account id, which becomes the Auth user's id. */
+  id: string;
+  email: string;
+  name: string;
+}
+
+/**
+ * The Auth users port: makes sure an Auth user exists for an account and answers its id. It is
+ * idempotent (a user that already exists for the account is the answer) and throws when Auth
+ * cannot be reached or the e-mail belongs to an Auth user Cadence did not create.
+ */
+export interface AuthUsers {
+  ensure(account: AuthAccount): Promise<string>;
+}
