@@ -59,6 +59,15 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
     expect(await response.json()).toEqual({ message: "not found" });
   });
 
+  it("answers a known path asked with another method with 405 JSON and an Allow header", async () => {
+    const response = await fetch(`${onPglite.url}/api/v2/groups`, { method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(await response.json()).toEqual({ message: "method not allowed" });
+    const license = await fetch(`${onPglite.url}/api/v2/licenses/DEMO-0000-0000-0001/schedule`, { method: "POST" });
+    expect(license.status).toBe(405);
+  });
+
   it("serves the OpenAPI 3.1 document generated from the route schemas", async () => {
     const document = await (await fetch(`${onPglite.url}/api/v2/openapi.json`)).json();
     expect(document.openapi).toBe("3.1.0");

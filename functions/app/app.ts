@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { Deps } from "./deps.ts";
 import { Failure, failureResponse } from "./errors.ts";
+import { allowedMethods } from "./http/allowed-methods.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
 import { onboardingRoutes } from "./onboarding/routes.ts";
@@ -42,7 +43,12 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     info: { title: "Cadence: listening-schedule and catalogue service", version: "2.0.0" },
   });
 
-  app.notFound(() => failureResponse("not_found"));
+  const allowed = allowedMethods(app);
+  app.notFound((c) => {
+    const methods = allowed(c.req.path);
+    if (methods.length === 0) return failureResponse("not_found");
+    return failureResponse("method_not_allowed", { allow: [...methods, "OPTIONS"].join(", ") });
+  });
   app.onError((error, c) => {
     if (error instanceof Failure) return failureResponse(error.code, error.headers);
     const requestId = crypto.randomUUID();

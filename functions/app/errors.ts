@@ -4,6 +4,7 @@
  */
 export const failures = {
   not_found: [404, { message: "not found" }],
+  method_not_allowed: [405, { message: "method not allowed" }],
   internal: [500, { message: "internal error" }],
   rate_limited: [429, { message: "too many requests" }],
   // A rule that fails closed, while its store is down or slow (rate-limit/limiter.ts FailMode).
