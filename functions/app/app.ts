@@ -1,9 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { cors } from "hono/cors";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { Deps } from "./deps.ts";
 import { Failure, failureResponse } from "./errors.ts";
 import { allowedMethods } from "./http/allowed-methods.ts";
+import { cors } from "./http/cors.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
 import { onboardingRoutes } from "./onboarding/routes.ts";
@@ -24,11 +24,10 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
   app.use(
     "/api/*",
     cors({
-      origin: "*",
       allowHeaders: ["Content-Type", "If-None-Match", "x-license-key", "x-email", "x-timestamp", "x-nonce", "x-signature"],
       allowMethods: ["GET", "POST", "PUT", "OPTIONS"],
       exposeHeaders: ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"],
-      maxAge: 86400,
+      maxAgeSeconds: 86400,
     }),
   );
 

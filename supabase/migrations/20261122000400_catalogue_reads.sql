@@ -78,8 +78,8 @@ as $$
   from cadence.palettes() as p
 $$;
 
--- All served proclamations, or only those assigned to p_account_id when it is given.
-create function cadence.proclamations_json(p_account_id uuid default null)
+-- Every served proclamation: those whose frequency has a canonical id, with its palette.
+create function cadence.proclamations_json()
 returns json
 language sql
 stable
@@ -101,20 +101,21 @@ as $$
   join public.frequencies as f on f.id = pr.frequency_id
   join cadence.canonical_frequencies() as c on c.hz = f.hz
   left join cadence.palettes() as pal on pal.canonical_frequency_id = c.id
-  where p_account_id is null
-     or exists (select from public.account_proclamations as ap
-                where ap.account_id = p_account_id and ap.proclamation_id = pr.id)
 $$;
 
--- The entitled subset for a key and e-mail in one round trip: the pairing outcome and, when paired,
--- the account's proclamations.
-create function cadence.entitled_proclamations_json(p_key text, p_email text)
-returns table (outcome text, proclamations json)
+-- The entitlement for a key and e-mail in one round trip: the pairing outcome and, when paired, the
+-- ids of the account's proclamations. The API cuts the subset from its cached catalogue, so no
+-- JSON is built per request.
+create function cadence.entitled_proclamation_ids(p_key text, p_email text)
+returns table (outcome text, ids uuid[])
 language sql
 stable
 set search_path = ''
 as $$
-  select p.outcome, case when p.outcome = 'paired' then cadence.proclamations_json(p.account_id) end
+  select p.outcome,
+         case when p.outcome = 'paired' then
+           array(select ap.proclamation_id from public.account_proclamations as ap where ap.account_id = p.account_id)
+         end
   from cadence.license_pairing(p_key, p_email) as p
 $$;
 

@@ -17,10 +17,10 @@ export async function readCatalogue(db: Database, read: CatalogueRead): Promise<
   return row.body;
 }
 
-/** The entitled subset for a key and e-mail, with the pairing outcome. */
-export async function readEntitledProclamations(db: Database, key: string, email: string) {
-  const [row] = await db.query<{ outcome: "key_not_found" | "user_not_found" | "not_owner" | "paired"; body: string | null }>(
-    "select outcome, proclamations::text as body from cadence.entitled_proclamations_json($1, $2)",
+/** The pairing outcome for a key and e-mail, with the ids of the proclamations assigned to the account when paired. */
+export async function readEntitlement(db: Database, key: string, email: string) {
+  const [row] = await db.query<{ outcome: "key_not_found" | "user_not_found" | "not_owner" | "paired"; ids: string[] | null }>(
+    "select outcome, ids::text[] as ids from cadence.entitled_proclamation_ids($1, $2)",
     [key, email],
   );
   return row;

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorMessage, Proclamation } from "../catalogue/schemas.ts";
 import { CATALOGUE_TTL_MS } from "../catalogue/routes.ts";
-import { readCatalogue, readEntitledProclamations } from "../catalogue/store.ts";
+import { readCatalogue, readEntitlement } from "../catalogue/store.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
@@ -9,15 +9,24 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
+import { indexProclamations, subsetBody } from "./served.ts";
 
 const ProclamationHeaders = z.object({
   "x-license-key": LicenseKey.optional(),
   "x-email": Email.optional(),
 });
 
-/** Section 4.2: all proclamations, or with `x-license-key` and `x-email` only those entitled. */
+/**
+ * Section 4.2: all proclamations, or with `x-license-key` and `x-email` only those entitled. The
+ * pairing and the assignments are read on every request; the proclamations themselves come from
+ * the catalogue cache, so an edit to one reaches entitled reads as quickly as the full list.
+ */
 export function proclamationRoutes(app: App, deps: Deps): void {
-  const all = ttlCache(() => readCatalogue(deps.db, "proclamations"), CATALOGUE_TTL_MS, deps.now);
+  const served = ttlCache(
+    async () => indexProclamations(await readCatalogue(deps.db, "proclamations")),
+    CATALOGUE_TTL_MS,
+    deps.now,
+  );
   route(
     app,
     createRoute({
@@ -34,14 +43,14 @@ export function proclamationRoutes(app: App, deps: Deps): void {
     async (c) => {
       const key = c.req.header("x-license-key");
       const email = c.req.header("x-email");
-      if (key === undefined && email === undefined) return jsonText(await all());
+      if (key === undefined && email === undefined) return jsonText((await served()).body);
       if (key === undefined || email === undefined) throw new Failure("not_authorized");
       const headers = ProclamationHeaders.safeParse({ "x-license-key": key.trim(), "x-email": email.trim() });
       if (!headers.success) throw new Failure("not_authorized");
-      const entitled = await readEntitledProclamations(deps.db, key.trim(), email.trim());
-      if (entitled.outcome === "not_owner") throw new Failure("key_not_yours");
-      if (entitled.outcome !== "paired" || entitled.body === null) throw new Failure("not_authorized");
-      return jsonText(entitled.body);
+      const entitlement = await readEntitlement(deps.db, key.trim(), email.trim());
+      if (entitlement.outcome === "not_owner") throw new Failure("key_not_yours");
+      if (entitlement.outcome !== "paired" || entitlement.ids === null) throw new Failure("not_authorized");
+      return jsonText(subsetBody(await served(), entitlement.ids));
     },
   );
 }

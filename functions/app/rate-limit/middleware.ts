@@ -42,7 +42,8 @@ export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
     const headers = await enforceLimit(deps, rule, clientIp(c.req.raw, c.env, deps.trustProxy));
     await next();
     for (const [name, value] of Object.entries(headers)) {
-      if (!c.res.headers.has(name)) c.header(name, value);
+      // Set on the response itself: c.header() after next() copies the whole response each time.
+      if (!c.res.headers.has(name)) c.res.headers.set(name, value);
     }
   };
 }
