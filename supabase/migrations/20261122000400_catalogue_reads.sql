@@ -105,12 +105,12 @@ $$;
 
 -- The entitlement for a key and e-mail in one round trip: the pairing outcome and, when paired, the
 -- ids of the account's proclamations. The API cuts the subset from its cached catalogue, so no
--- JSON is built per request.
+-- JSON is built per request. No `set search_path`, so Postgres can inline it into the caller's
+-- query (a SET clause forces a plan per call); it is SECURITY INVOKER and qualifies every name.
 create function cadence.entitled_proclamation_ids(p_key text, p_email text)
 returns table (outcome text, ids uuid[])
 language sql
 stable
-set search_path = ''
 as $$
   select p.outcome,
          case when p.outcome = 'paired' then

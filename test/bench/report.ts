@@ -79,7 +79,7 @@ export function table(baselines: Map<string, BaselineRow>, rows: ScenarioRow[], 
   return [
     ...text,
     "",
-    `every scenario: p99 < ${P99_TARGET_MS} ms, zero errors`,
+    `targets for every scenario: p99 < ${P99_TARGET_MS} ms and zero errors (the result column says which hold)`,
     rss,
     `cpu: % of one core used during the measured run by the server under test, Postgres, wrk, and other processes`,
     `*: other processes took more than ${NOISY_CPU_PERCENT}% of a core during that run: its numbers are skewed`,
