@@ -9,7 +9,8 @@ import { LicenseKey } from "../license-key.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
-import { readLegacySchedule, readSchedulePayload } from "./store.ts";
+import { servedSchedules } from "./served-schedules.ts";
+import { readLegacySchedule } from "./store.ts";
 import { versionedPayloads } from "./versioned-payload.ts";
 
 /**
@@ -60,14 +61,15 @@ const legacySchedule = createRoute({
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
 export function scheduleRoutes(app: App, deps: Deps): void {
   const versioned = versionedPayloads();
+  const licenseSchedules = servedSchedules(deps.db);
 
   app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, perMinute("license-schedule", 10)));
   route(app, licenseSchedule, async (c) => {
     const key = LicenseKey.safeParse(c.req.param("licenseKey"));
     if (!key.success) throw new Failure("unknown_license");
-    const text = await readSchedulePayload(deps.db, key.data);
-    if (text === null) throw new Failure("unknown_license");
-    const { version, body } = await versioned(text);
+    const payload = await licenseSchedules(key.data);
+    if (payload === null) throw new Failure("unknown_license");
+    const { version, body } = payload;
     const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL };
     if (ifNoneMatch(c.req.header("if-none-match"), version)) return new Response(null, { status: 304, headers });
     return jsonText(body, 200, headers);

@@ -20,3 +20,15 @@ export async function readLegacySchedule(db: Database, key: string, email: strin
   );
   return row;
 }
+
+/**
+ * The key's payload fingerprint, with the payload text only when it differs from `fingerprint`
+ * (the one the caller already holds); null when the key is unknown.
+ */
+export async function readScheduleIfChanged(db: Database, key: string, fingerprint: string | null) {
+  const [row] = await db.query<{ fingerprint: string; body: string | null }>(
+    "select fingerprint, payload::text as body from cadence.license_schedule_if_changed($1, $2)",
+    [key, fingerprint],
+  );
+  return row ?? null;
+}
