@@ -8,7 +8,7 @@ import type { EmailMessage, Mailer } from "../functions/app/mail/mailer.ts";
 import { memoryLogger, testClock } from "./support/app.ts";
 import { HOOK_SECRET, hookPayload, OTHER_SECRET, signedHookInit, SITE_URL } from "./support/auth-hook.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
-import { startEdgeFunction } from "./support/edge-function.ts";
+import { startServer } from "./support/server.ts";
 import { memoryMailer } from "./support/mailer.ts";
 
 const HOOK_URL = "http://localhost/functions/v1/auth-email-hook";
@@ -335,11 +335,10 @@ describe("SEND_EMAIL_HOOK_SECRET", () => {
 
 describe("the auth-email-hook edge function (functions/auth-email-hook/index.ts under Deno)", () => {
   it("verifies a signed magic link call, queues it and prints it through the console mailer", async () => {
-    const hook = await startEdgeFunction("functions/auth-email-hook/index.ts", {
-      DATABASE_URL: database.url,
-      SEND_EMAIL_HOOK_SECRET: HOOK_SECRET,
-      MAILER: "console",
-    });
+    const hook = await startServer(
+      { DATABASE_URL: database.url, SEND_EMAIL_HOOK_SECRET: HOOK_SECRET, MAILER: "console" },
+      "functions/auth-email-hook/index.ts",
+    );
     try {
       const email = newEmail("deno");
       const payload = hookPayload("magiclink", { user: { email } });

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Category, ColorPalette, Frequency, Group } from "../functions/app/catalogue/schemas.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
 import { testApp } from "./support/app.ts";
+import { freshDatabase } from "./support/database.ts";
+import { suiteApp } from "./support/suite.ts";
 
-let database: TestDatabase;
-let request: ReturnType<typeof testApp>["request"];
-
-beforeAll(async () => {
-  database = await freshDatabase();
-  ({ request } = testApp(database.db));
-});
-afterAll(() => database.drop());
+const suite = suiteApp();
 
 async function body(path: string) {
-  const response = await request(path);
+  const response = await suite.request(path);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("application/json");
   return { text: await response.clone().text(), value: await response.json() };

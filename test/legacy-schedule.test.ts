@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scheduleVersion } from "../functions/app/schedule/schedule-version.ts";
 import { ScheduleResponse } from "../functions/app/schedule/schemas.ts";
-import { testApp } from "./support/app.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
 import { DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE } from "./support/demo-schedules.ts";
+import { suiteApp } from "./support/suite.ts";
 
-let database: TestDatabase;
-let request: ReturnType<typeof testApp>["request"];
-
-beforeAll(async () => {
-  database = await freshDatabase();
-  ({ request } = testApp(database.db));
-});
-afterAll(() => database.drop());
+const suite = suiteApp();
 
 async function legacy(query: Record<string, string>, headers: Record<string, string> = {}) {
-  const response = await request(`/api/v2/schedule?${new URLSearchParams(query)}`, { headers });
+  const response = await suite.request(`/api/v2/schedule?${new URLSearchParams(query)}`, { headers });
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
@@ -43,7 +35,7 @@ describe("GET /api/v2/schedule", () => {
 
   it("carries the same version as the license schedule read", async () => {
     const { body } = await legacy({ email: "demo@example.com", licenseKey: "DEMO-0000-0000-0002" });
-    const license = await request("/api/v2/licenses/DEMO-0000-0000-0002/schedule");
+    const license = await suite.request("/api/v2/licenses/DEMO-0000-0000-0002/schedule");
     expect(license.headers.get("etag")).toBe(`"${body.version}"`);
   });
 
@@ -101,7 +93,7 @@ describe("GET /api/v2/schedule", () => {
     const local = "a".repeat(64);
     const email254 = `${local}@${"b".repeat(254 - 64 - 1 - 4)}.com`;
     expect(email254).toHaveLength(254);
-    await database.db.query(
+    await suite.database.db.query(
       `with account as (insert into public.accounts (email, display_name) values ($1, 'Long') returning id)
        insert into public.license_keys (key, account_id, email) select 'LONG-0000-0000-0254', id, $1 from account`,
       [email254],

@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SCHEDULE_CACHE_CONTROL } from "../functions/app/schedule/routes.ts";
 import { scheduleVersion } from "../functions/app/schedule/schedule-version.ts";
 import { SchedulePayload, WEEKDAYS } from "../functions/app/schedule/schemas.ts";
-import { testApp } from "./support/app.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
 import { DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE } from "./support/demo-schedules.ts";
 import { startServer } from "./support/server.ts";
+import { suiteApp } from "./support/suite.ts";
 
-let database: TestDatabase;
-let request: ReturnType<typeof testApp>["request"];
-
-beforeAll(async () => {
-  database = await freshDatabase();
-  ({ request } = testApp(database.db));
-});
-afterAll(() => database.drop());
+const suite = suiteApp();
 
 const path = (key: string) => `/api/v2/licenses/${key}/schedule`;
 
 async function read(key: string, headers: Record<string, string> = {}) {
-  const response = await request(path(key), { headers });
+  const response = await suite.request(path(key), { headers });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
 }
@@ -129,7 +121,7 @@ describe("If-None-Match on the license schedule read", () => {
 
   it("answers 200 with the new payload once staff edit the schedule, 304 again for the new ETag", async () => {
     const old = await currentVersion("DEMO-0000-0000-0001");
-    await database.db.query(
+    await suite.database.db.query(
       "update public.schedule_blocks set dynamic_audio = false where id = 'd0000000-0000-4000-8000-000000000002'",
     );
     try {
@@ -139,7 +131,7 @@ describe("If-None-Match on the license schedule read", () => {
       expect(changed.body.version).not.toBe(old);
       expect((await read("DEMO-0000-0000-0001", { "if-none-match": changed.headers.get("etag") ?? "" })).status).toBe(304);
     } finally {
-      await database.db.query(
+      await suite.database.db.query(
         "update public.schedule_blocks set dynamic_audio = true where id = 'd0000000-0000-4000-8000-000000000002'",
       );
     }
@@ -154,7 +146,7 @@ describe("If-None-Match on the license schedule read", () => {
 
 describe("CORS on the license schedule read (browser-based kiosks)", () => {
   it("answers the preflight, allowing If-None-Match", async () => {
-    const response = await request(path("DEMO-0000-0000-0001"), {
+    const response = await suite.request(path("DEMO-0000-0000-0001"), {
       method: "OPTIONS",
       headers: {
         origin: "https://kiosk.example",
@@ -182,7 +174,7 @@ describe("CORS on the license schedule read (browser-based kiosks)", () => {
 
 describe("the license schedule read over HTTP, on the real entry under Deno", () => {
   it("serves the demo reads and a 304", async () => {
-    const server = await startServer({ DATABASE_URL: database.url });
+    const server = await startServer({ DATABASE_URL: suite.database.url });
     try {
       const reads = await Promise.all(
         ["DEMO-0000-0000-0001", "DEMO-0000-0000-0002", "DEMO-0000-0000-0004"].map(async (key) => {

@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Proclamation } from "../functions/app/catalogue/schemas.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
-import { testApp } from "./support/app.ts";
+import { suiteApp } from "./support/suite.ts";
 
-let database: TestDatabase;
-let request: ReturnType<typeof testApp>["request"];
-
-beforeAll(async () => {
-  database = await freshDatabase();
-  ({ request } = testApp(database.db));
-});
-afterAll(() => database.drop());
+const suite = suiteApp();
 
 const names = (items: Array<{ name: string }>) => items.map((item) => item.name).sort();
 
 async function proclamations(headers: Record<string, string> = {}) {
-  const response = await request("/api/v2/proclamations", { headers });
+  const response = await suite.request("/api/v2/proclamations", { headers });
   return { status: response.status, body: await response.json() };
 }
 
@@ -41,7 +33,7 @@ describe("GET /api/v2/proclamations", () => {
     expect(byName.Peace.solfeggioFrequencyId).toBe(6);
     expect(byName.Clarity.solfeggioFrequencyId).toBe(7);
     expect(byName.Grounding.solfeggioFrequencyId).toBe(1);
-    const palettes = await (await request("/api/v2/color-palettes")).json();
+    const palettes = await (await suite.request("/api/v2/color-palettes")).json();
     for (const item of items) {
       expect(item.colorPalette).toEqual(palettes[item.solfeggioFrequencyId - 1].colors);
     }

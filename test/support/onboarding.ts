@@ -22,3 +22,9 @@ export async function signedInit(
   if (options.ip) headers["x-forwarded-for"] = options.ip;
   return { method: "POST", headers, body: signed.body };
 }
+
+/**
+ * A whole license key anywhere in a text, standing alone: not four digits inside a UUID such as
+ * `ff323e03-0658-4636-9601-42371f6f979e`.
+ */
+export const FULL_KEY_IN_TEXT = /(?<![\w-])[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3}(?![\w-])/;

@@ -16,14 +16,15 @@ export interface RunningServer {
 }
 
 /**
- * Starts the real entry (`functions/api/index.ts`) under Deno on a free port, as `npm start` does.
+ * Starts an edge function's entry under Deno on a free port: the API (`functions/api/index.ts`) by
+ * default, as `npm start` does, or another function's, as `supabase functions serve` would.
  *
  * @example
  * const server = await startServer({ DATABASE_URL: url });
  * await fetch(`${server.url}/api/v2/groups`);
  */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn(deno, ["run", "-A", "functions/api/index.ts"], {
+export async function startServer(env: Record<string, string> = {}, entry = "functions/api/index.ts"): Promise<RunningServer> {
+  const child = spawn(deno, ["run", "-A", entry], {
     cwd: root.pathname,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", NO_COLOR: "1", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -31,7 +32,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       const match = /"event":"listening","port":(\d+)/.exec(output);
@@ -44,7 +45,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     child.stderr.on("data", (chunk: Buffer) => (output += chunk));
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
+      reject(new Error(`${entry} exited with ${code}:\n${output}`));
     });
   });
   const stopWith = async (signal: NodeJS.Signals) => {
