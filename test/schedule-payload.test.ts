@@ -2,9 +2,15 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
 import { WEEKDAYS } from "../functions/app/schedule/schemas.ts";
-import { readLegacySchedule, readSchedulePayload } from "../functions/app/schedule/store.ts";
+import { readLegacyIfChanged, readSchedulePayload } from "../functions/app/schedule/store.ts";
 import { freshDatabase, pgliteDatabase, type TestDatabase } from "./support/database.ts";
 import { ABUNDANCE, CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "./support/demo-schedules.ts";
+
+/** The legacy read as a first poll makes it (no fingerprint held): the outcome and the whole payload. */
+async function readLegacySchedule(db: Database, key: string, email: string) {
+  const { outcome, body } = await readLegacyIfChanged(db, key, email, null);
+  return { outcome, body };
+}
 
 /** The demo data as seeded, never changed. */
 let demo: TestDatabase;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../functions/app/db/database.ts";
 import { servedSchedules } from "../functions/app/schedule/served-schedules.ts";
+import { readLegacyIfChanged, readScheduleIfChanged } from "../functions/app/schedule/store.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 
 let database: TestDatabase;
@@ -10,37 +10,58 @@ beforeAll(async () => {
 });
 afterAll(() => database.drop());
 
-/** The database, recording whether each answer carried a payload. */
-function recording(db: Database) {
-  const carried: boolean[] = [];
-  const spy: Database = {
-    ...db,
-    async query<Row>(text: string, params?: readonly unknown[]) {
-      const rows = await db.query<Row>(text, params);
-      carried.push(rows.some((row) => (row as { body?: unknown }).body != null));
-      return rows;
-    },
-  };
-  return { spy, carried };
+/** One poll as the license schedule route makes it: whether Postgres sent the payload, and what is served. */
+async function poll(served: ReturnType<typeof servedSchedules>, key: string) {
+  const { row, payload } = await served.read(key, (fingerprint) => readScheduleIfChanged(database.db, key, fingerprint));
+  return payload && { carried: row?.body !== null, payload };
 }
 
 describe("GET /api/v2/licenses/{licenseKey}/schedule: the last served payload per key", () => {
-  it("sends the payload from Postgres only when it changed, and serves the change at once", async () => {
-    const { spy, carried } = recording(database.db);
-    const read = servedSchedules(spy);
-    const first = await read("DEMO-0000-0000-0001");
-    const again = await read("DEMO-0000-0000-0001");
-    expect(again).toBe(first);
-    expect(carried).toEqual([true, false]);
+  it("gets the payload from Postgres only when it changed, and serves a change at once", async () => {
+    const served = servedSchedules();
+    const first = await poll(served, "DEMO-0000-0000-0001");
+    const again = await poll(served, "DEMO-0000-0000-0001");
+    expect(first?.carried).toBe(true);
+    expect(again?.carried).toBe(false);
+    expect(again?.payload).toBe(first?.payload);
 
     await database.db.query("update public.schedule_blocks set dynamic_audio = not dynamic_audio where id = 'd0000000-0000-4000-8000-000000000001'");
-    const edited = await read("DEMO-0000-0000-0001");
-    expect(carried).toEqual([true, false, true]);
-    expect(edited?.version).not.toBe(first?.version);
-    expect(edited?.content.daily[0].dynamicAudio).toBe(!first?.content.daily[0].dynamicAudio);
+    const edited = await poll(served, "DEMO-0000-0000-0001");
+    expect(edited?.carried).toBe(true);
+    expect(edited?.payload.version).not.toBe(first?.payload.version);
+    expect(edited?.payload.content.daily[0].dynamicAudio).toBe(!first?.payload.content.daily[0].dynamicAudio);
   });
 
-  it("answers null for an unknown key", async () => {
-    expect(await servedSchedules(database.db)("ZZZZ-0000-0000-0000")).toBeNull();
+  it("finds no row for an unknown key", async () => {
+    expect(await readScheduleIfChanged(database.db, "ZZZZ-0000-0000-0000", null)).toBeNull();
+    expect(await poll(servedSchedules(), "ZZZZ-0000-0000-0000")).toBeNull();
+  });
+
+  it("asks again without a fingerprint when the payload for the answer's fingerprint is no longer held", async () => {
+    const text = (await readScheduleIfChanged(database.db, "DEMO-0000-0000-0004", null))!.body!;
+    const asked: Array<string | null> = [];
+    // The first answer says "unchanged" for a fingerprint whose payload this process does not hold.
+    const answers = [{ fingerprint: "dropped", body: null }, { fingerprint: "dropped", body: text }];
+    const { payload } = await servedSchedules().read("DEMO-0000-0000-0004", (fingerprint) => {
+      asked.push(fingerprint);
+      return Promise.resolve(answers[asked.length - 1]);
+    });
+    expect(asked).toEqual([null, null]);
+    expect(payload?.content.type).toBeNull();
+  });
+});
+
+describe("GET /api/v2/schedule: the legacy read with a fingerprint", () => {
+  it("pairs first, then sends the payload only when the fingerprint held is not the current one", async () => {
+    const first = await readLegacyIfChanged(database.db, "DEMO-0000-0000-0002", "demo@example.com", null);
+    expect(first.outcome).toBe("paired");
+    expect(first.body).not.toBeNull();
+    const again = await readLegacyIfChanged(database.db, "DEMO-0000-0000-0002", "demo@example.com", first.fingerprint);
+    expect(again).toEqual({ outcome: "paired", fingerprint: first.fingerprint, body: null });
+    expect(await readLegacyIfChanged(database.db, "DEMO-0000-0000-0004", "demo@example.com", first.fingerprint)).toEqual({
+      outcome: "not_owner",
+      fingerprint: null,
+      body: null,
+    });
   });
 });

@@ -249,23 +249,6 @@ comment on function cadence.license_schedule(text) is
   'The stored schedule payload of a license key ({type, daily, weekly, blocks}); null for an unknown key.';
 
 -- The legacy read in one round trip: the pairing outcome and, when paired, the key's payload.
-create function cadence.legacy_schedule(p_key text, p_email text)
-returns table (outcome text, payload json)
-language plpgsql
-stable
-set search_path = ''
-as $$
-begin
-  return query
-    select p.outcome,
-           case when p.outcome = 'paired'
-                then (select s.payload from public.license_schedule_payloads as s where s.license_key = p_key) end
-    from cadence.license_pairing(p_key, p_email) as p;
-end
-$$;
-comment on function cadence.legacy_schedule(text, text) is
-  'Pairing outcome of a key and e-mail (cadence.license_pairing) and, when paired, the key''s stored payload. Activity is not checked.';
-
 -- Keys that exist already (a database migrated after keys were issued).
 select cadence.refresh_license_schedules(array(select k.key from public.license_keys as k));
 
@@ -283,10 +266,8 @@ revoke execute on function cadence.refresh_after_license_key_change() from publi
 revoke execute on function cadence.refresh_after_account_change() from public;
 revoke execute on function cadence.refresh_all_license_schedules() from public;
 revoke execute on function cadence.license_schedule(text) from public;
-revoke execute on function cadence.legacy_schedule(text, text) from public;
 grant execute on function cadence.license_schedule(text) to service_role;
 -- A trigger's inner calls run as the role that edits, and service_role may edit through Supabase's API.
 grant execute on function cadence.refresh_license_schedules(text[]) to service_role;
 grant execute on function cadence.refresh_schedule_owners(text[], uuid[]) to service_role;
 grant execute on function cadence.refresh_schedules(uuid[]) to service_role;
-grant execute on function cadence.legacy_schedule(text, text) to service_role;

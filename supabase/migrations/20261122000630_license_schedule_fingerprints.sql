@@ -23,3 +23,19 @@ comment on function cadence.license_schedule_if_changed(text, text) is
 
 revoke execute on function cadence.license_schedule_if_changed(text, text) from public;
 grant execute on function cadence.license_schedule_if_changed(text, text) to service_role;
+
+-- The legacy read pairs key and e-mail first; a paired poll then gets the payload only if changed.
+create function cadence.legacy_schedule_if_changed(p_key text, p_email text, p_fingerprint text)
+returns table (outcome text, fingerprint text, payload json)
+language sql
+stable
+as $$
+  select p.outcome, s.fingerprint, case when s.fingerprint is distinct from p_fingerprint then s.payload end
+  from cadence.license_pairing(p_key, p_email) as p
+  left join public.license_schedule_payloads as s on p.outcome = 'paired' and s.license_key = p_key
+$$;
+comment on function cadence.legacy_schedule_if_changed(text, text, text) is
+  'Pairing outcome of a key and e-mail and, when paired, the stored payload''s fingerprint, with the payload only when it differs from p_fingerprint.';
+
+revoke execute on function cadence.legacy_schedule_if_changed(text, text, text) from public;
+grant execute on function cadence.legacy_schedule_if_changed(text, text, text) to service_role;

@@ -3,15 +3,14 @@ import { ErrorMessage } from "../catalogue/schemas.ts";
 import type { Deps } from "../deps.ts";
 import { Email, normalizeEmail } from "../email.ts";
 import { Failure } from "../errors.ts";
-import { json, jsonText } from "../http/json.ts";
+import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { LicenseKey } from "../license-key.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
 import { servedSchedules } from "./served-schedules.ts";
-import { readLegacySchedule } from "./store.ts";
-import { versionedPayloads } from "./versioned-payload.ts";
+import { readLegacyIfChanged, readScheduleIfChanged } from "./store.ts";
 
 /**
  * Caches may keep the payload but must revalidate it before each use: staff edits reach kiosks on
@@ -60,14 +59,13 @@ const legacySchedule = createRoute({
 
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
 export function scheduleRoutes(app: App, deps: Deps): void {
-  const versioned = versionedPayloads();
-  const licenseSchedules = servedSchedules(deps.db);
+  const served = servedSchedules();
 
   app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, perMinute("license-schedule", 10)));
   route(app, licenseSchedule, async (c) => {
     const key = LicenseKey.safeParse(c.req.param("licenseKey"));
     if (!key.success) throw new Failure("unknown_license");
-    const payload = await licenseSchedules(key.data);
+    const { payload } = await served.read(key.data, (fingerprint) => readScheduleIfChanged(deps.db, key.data, fingerprint));
     if (payload === null) throw new Failure("unknown_license");
     const { version, body } = payload;
     const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL };
@@ -81,10 +79,13 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     const email = Email.safeParse(normalizeEmail(c.req.query("email") ?? ""));
     const key = LicenseKey.safeParse((c.req.query("licenseKey") ?? c.req.query("key") ?? "").trim());
     if (!email.success || !key.success) throw new Failure("not_authorized");
-    const schedule = await readLegacySchedule(deps.db, key.data, email.data);
-    if (schedule.outcome === "not_owner") throw new Failure("key_not_yours");
-    if (schedule.outcome !== "paired" || schedule.body === null) throw new Failure("not_authorized");
-    const { version, content } = await versioned(schedule.body);
-    return json({ email: email.data, version, ...content });
+    const { row, payload } = await served.read(
+      key.data,
+      (fingerprint) => readLegacyIfChanged(deps.db, key.data, email.data, fingerprint),
+    );
+    if (row?.outcome === "not_owner") throw new Failure("key_not_yours");
+    if (row?.outcome !== "paired" || payload === null) throw new Failure("not_authorized");
+    // The served body is `{"version":…,…}`: put the e-mail in front rather than serialise it all again.
+    return jsonText(`{"email":${JSON.stringify(email.data)},${payload.body.slice(1)}`);
   });
 }

@@ -1,34 +1,49 @@
-import type { Database } from "../db/database.ts";
-import { readScheduleIfChanged } from "./store.ts";
 import { type VersionedPayload, versionedPayloads } from "./versioned-payload.ts";
 
-/** Keys whose last served payload is kept; a fleet larger than this only costs more transfers. */
+/** Keys (and payloads) kept; a fleet larger than this only costs more transfers. */
 export const SERVED_SCHEDULES_KEPT = 10_000;
 
+/** A database answer about a key's stored payload: its fingerprint, and its text only if changed. */
+export interface FingerprintedRow {
+  fingerprint: string | null;
+  body: string | null;
+}
+
+/** Adds to a map used as a bounded cache: the oldest entry goes first. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, capacity: number) {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > capacity) map.delete(map.keys().next().value as K);
+}
+
 /**
- * The last payload served per license key, revalidated on every read by its fingerprint: the
- * database always decides whether it changed, and sends the payload only when it did. So a poll
- * that ends in 304 moves 32 bytes from Postgres instead of the whole payload, and computes nothing.
+ * The payloads last served, by fingerprint, and the fingerprint last served per license key. A read
+ * asks the database with the fingerprint held for the key; the database always decides whether the
+ * payload changed and sends it only when it did. So a poll that ends in 304 moves 32 bytes from
+ * Postgres instead of the whole payload, and computes nothing.
  *
  * @example
- * const read = servedSchedules(db);
- * const payload = await read("DEMO-0000-0000-0001"); // null for an unknown key
+ * const served = servedSchedules();
+ * const { payload } = await served.read(key, (fingerprint) => readScheduleIfChanged(db, key, fingerprint));
  */
-export function servedSchedules(db: Database, capacity = SERVED_SCHEDULES_KEPT) {
+export function servedSchedules(capacity = SERVED_SCHEDULES_KEPT) {
   const versioned = versionedPayloads();
-  const served = new Map<string, { fingerprint: string; payload: VersionedPayload }>();
-  return async function read(key: string): Promise<VersionedPayload | null> {
-    const last = served.get(key);
-    const row = await readScheduleIfChanged(db, key, last?.fingerprint ?? null);
-    if (row === null) {
-      served.delete(key);
-      return null;
-    }
-    if (row.body === null && last) return last.payload;
-    const payload = await versioned(row.body ?? "null");
-    served.delete(key);
-    served.set(key, { fingerprint: row.fingerprint, payload });
-    if (served.size > capacity) served.delete(served.keys().next().value as string);
-    return payload;
+  const fingerprints = new Map<string, string>();
+  const payloads = new Map<string, VersionedPayload>();
+  return {
+    /**
+     * Reads `key` through `ask(fingerprint)`; `payload` is null when the answer has no payload (an
+     * unknown or unpaired key). Should the payload held for the fingerprint have been dropped
+     * meanwhile, it asks once more without one.
+     */
+    async read<Row extends FingerprintedRow>(key: string, ask: (fingerprint: string | null) => Promise<Row | null>) {
+      let row = await ask(fingerprints.get(key) ?? null);
+      if (row?.fingerprint && row.body === null && !payloads.has(row.fingerprint)) row = await ask(null);
+      if (!row?.fingerprint) return { row, payload: null };
+      const payload = row.body === null ? payloads.get(row.fingerprint)! : await versioned(row.body);
+      remember(payloads, row.fingerprint, payload, capacity);
+      remember(fingerprints, key, row.fingerprint, capacity);
+      return { row, payload };
+    },
   };
 }

@@ -12,15 +12,6 @@ export async function readSchedulePayload(db: Database, key: string): Promise<st
   return row.body;
 }
 
-/** The legacy read: the pairing outcome of key and e-mail and, when paired, the key's payload text. */
-export async function readLegacySchedule(db: Database, key: string, email: string) {
-  const [row] = await db.query<{ outcome: PairingOutcome; body: string | null }>(
-    "select outcome, payload::text as body from cadence.legacy_schedule($1, $2)",
-    [key, email],
-  );
-  return row;
-}
-
 /**
  * The key's payload fingerprint, with the payload text only when it differs from `fingerprint`
  * (the one the caller already holds); null when the key is unknown.
@@ -31,4 +22,16 @@ export async function readScheduleIfChanged(db: Database, key: string, fingerpri
     [key, fingerprint],
   );
   return row ?? null;
+}
+
+/**
+ * The legacy read: the pairing outcome of key and e-mail and, when paired, the payload's fingerprint
+ * with the payload text only when it differs from `fingerprint`.
+ */
+export async function readLegacyIfChanged(db: Database, key: string, email: string, fingerprint: string | null) {
+  const [row] = await db.query<{ outcome: PairingOutcome; fingerprint: string | null; body: string | null }>(
+    "select outcome, fingerprint, payload::text as body from cadence.legacy_schedule_if_changed($1, $2, $3)",
+    [key, email, fingerprint],
+  );
+  return row;
 }
