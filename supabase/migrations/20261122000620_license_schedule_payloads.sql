@@ -233,22 +233,6 @@ create trigger payloads_refresh after insert or update of key, account_id, email
 create trigger payloads_refresh after update of email or delete on public.accounts
   for each row execute function cadence.refresh_after_account_change();
 
--- What a poll runs: one row by primary key. plpgsql keeps the plan across calls, also behind
--- Supabase's transaction pooler, where the API cannot keep prepared statements.
-create function cadence.license_schedule(p_key text)
-returns json
-language plpgsql
-stable
-set search_path = ''
-as $$
-begin
-  return (select p.payload from public.license_schedule_payloads as p where p.license_key = p_key);
-end
-$$;
-comment on function cadence.license_schedule(text) is
-  'The stored schedule payload of a license key ({type, daily, weekly, blocks}); null for an unknown key.';
-
--- The legacy read in one round trip: the pairing outcome and, when paired, the key's payload.
 -- Keys that exist already (a database migrated after keys were issued).
 select cadence.refresh_license_schedules(array(select k.key from public.license_keys as k));
 
@@ -265,8 +249,6 @@ revoke execute on function cadence.refresh_after_block_proclamations_change() fr
 revoke execute on function cadence.refresh_after_license_key_change() from public;
 revoke execute on function cadence.refresh_after_account_change() from public;
 revoke execute on function cadence.refresh_all_license_schedules() from public;
-revoke execute on function cadence.license_schedule(text) from public;
-grant execute on function cadence.license_schedule(text) to service_role;
 -- A trigger's inner calls run as the role that edits, and service_role may edit through Supabase's API.
 grant execute on function cadence.refresh_license_schedules(text[]) to service_role;
 grant execute on function cadence.refresh_schedule_owners(text[], uuid[]) to service_role;

@@ -1,4 +1,5 @@
 import type { Database } from "../db/database.ts";
+import type { PairingOutcome } from "../pairing.ts";
 
 /** The catalogue payloads, serialised by Postgres (cadence.*_json), as JSON text. */
 export const catalogueQueries = {
@@ -19,7 +20,7 @@ export async function readCatalogue(db: Database, read: CatalogueRead): Promise<
 
 /** The pairing outcome for a key and e-mail, with the ids of the proclamations assigned to the account when paired. */
 export async function readEntitlement(db: Database, key: string, email: string) {
-  const [row] = await db.query<{ outcome: "key_not_found" | "user_not_found" | "not_owner" | "paired"; ids: string[] | null }>(
+  const [row] = await db.query<{ outcome: PairingOutcome; ids: string[] | null }>(
     "select outcome, ids::text[] as ids from cadence.entitled_proclamation_ids($1, $2)",
     [key, email],
   );

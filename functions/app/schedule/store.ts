@@ -1,15 +1,12 @@
 import type { Database } from "../db/database.ts";
-
-/** How cadence.license_pairing pairs a key with an e-mail. */
-export type PairingOutcome = "key_not_found" | "user_not_found" | "not_owner" | "paired";
+import type { PairingOutcome } from "../pairing.ts";
 
 /**
  * The stored schedule payload of a license key as JSON text ({type, daily, weekly, blocks}), or
- * null when the key is unknown.
+ * null when the key is unknown: a read that holds no fingerprint.
  */
 export async function readSchedulePayload(db: Database, key: string): Promise<string | null> {
-  const [row] = await db.query<{ body: string | null }>("select cadence.license_schedule($1)::text as body", [key]);
-  return row.body;
+  return (await readScheduleIfChanged(db, key, null))?.body ?? null;
 }
 
 /**

@@ -21,7 +21,7 @@ export const VERSIONED_PAYLOADS_KEPT = 1024;
  *
  * @example
  * const versioned = versionedPayloads();
- * const { version, body } = await versioned(await readSchedulePayload(db, key));
+ * const { version, body } = await versioned(payloadText);
  */
 export function versionedPayloads(capacity = VERSIONED_PAYLOADS_KEPT) {
   const kept = new Map<string, Promise<VersionedPayload>>();
