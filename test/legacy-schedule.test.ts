@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { scheduleVersion } from "../functions/app/schedule/schedule-version.ts";
 import { ScheduleResponse } from "../functions/app/schedule/schemas.ts";
 import { DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE } from "./support/demo-schedules.ts";
+import { aloneAndTogether } from "./support/simultaneous.ts";
 import { suiteApp } from "./support/suite.ts";
 
 const suite = suiteApp();
@@ -131,5 +132,19 @@ describe("GET /api/v2/schedule", () => {
     expect(outcome(limited)).toEqual({ status: 429, body: { message: "too many requests" } });
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect((await legacy({ email: "demo@example.com", licenseKey: "DEMO-0000-0000-0001" }, { "x-forwarded-for": "198.51.100.51" })).status).toBe(200);
+  });
+
+  it("answers each of many simultaneous reads as it answers that read alone", async () => {
+    const reads = [
+      { email: "demo@example.com", licenseKey: "DEMO-0000-0000-0001" },
+      { email: "demo@example.com", licenseKey: "DEMO-0000-0000-0002" },
+      { email: "legacy@example.com", licenseKey: "DEMO-0000-0000-0005" },
+      { email: "other@example.com", licenseKey: "DEMO-0000-0000-0001" },
+      { email: "nobody@example.com", licenseKey: "DEMO-0000-0000-0001" },
+      { email: "demo@example.com", licenseKey: "ZZZZ-0000-0000-0000" },
+    ].map((query) => () => suite.request(`/api/v2/schedule?${new URLSearchParams(query)}`));
+    const { alone, together } = await aloneAndTogether(reads, 8);
+    expect(alone.map((answer) => answer.status)).toEqual([200, 200, 200, 400, 400, 400]);
+    together.forEach((answers, at) => expect(answers).toEqual(answers.map(() => alone[at])));
   });
 });

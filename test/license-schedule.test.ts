@@ -4,6 +4,7 @@ import { scheduleVersion } from "../functions/app/schedule/schedule-version.ts";
 import { SchedulePayload, WEEKDAYS } from "../functions/app/schedule/schemas.ts";
 import { DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE } from "./support/demo-schedules.ts";
 import { startServer } from "./support/server.ts";
+import { aloneAndTogether } from "./support/simultaneous.ts";
 import { suiteApp } from "./support/suite.ts";
 
 const suite = suiteApp();
@@ -78,6 +79,19 @@ describe("GET /api/v2/licenses/{licenseKey}/schedule", () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect((await read("DEMO-0000-0000-0001", { "x-forwarded-for": "198.51.100.41" })).status).toBe(200);
+  });
+
+  it("answers each of many simultaneous polls as it answers that poll alone", async () => {
+    const version = await currentVersion("DEMO-0000-0000-0001");
+    const polls = [
+      ...["DEMO-0000-0000-0001", "DEMO-0000-0000-0002", "DEMO-0000-0000-0004", "ZZZZ-0000-0000-0000"].map((key) => () =>
+        suite.request(path(key))
+      ),
+      () => suite.request(path("DEMO-0000-0000-0001"), { headers: { "if-none-match": `"${version}"` } }),
+    ];
+    const { alone, together } = await aloneAndTogether(polls, 8);
+    expect(alone.map((answer) => answer.status)).toEqual([200, 200, 200, 404, 304]);
+    together.forEach((answers, at) => expect(answers).toEqual(answers.map(() => alone[at])));
   });
 });
 

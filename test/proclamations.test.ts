@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Proclamation } from "../functions/app/catalogue/schemas.ts";
+import { aloneAndTogether } from "./support/simultaneous.ts";
 import { suiteApp } from "./support/suite.ts";
 
 const suite = suiteApp();
@@ -73,5 +74,19 @@ describe("GET /api/v2/proclamations", () => {
       status: 400,
       body: { message: "this key doesn't appear to belong to you" },
     });
+  });
+
+  it("answers each of many simultaneous entitled reads as it answers that read alone", async () => {
+    const reads = [
+      ["DEMO-0000-0000-0001", "demo@example.com"],
+      ["DEMO-0000-0000-0004", "other@example.com"],
+      ["DEMO-0000-0000-0005", "legacy@example.com"],
+      ["DEMO-0000-0000-0001", "other@example.com"],
+      ["DEMO-0000-0000-0001", "nobody@example.com"],
+      ["ZZZZ-0000-0000-0000", "demo@example.com"],
+    ].map(([key, email]) => () => suite.request("/api/v2/proclamations", { headers: { "x-license-key": key, "x-email": email } }));
+    const { alone, together } = await aloneAndTogether(reads, 8);
+    expect(alone.map((answer) => answer.status)).toEqual([200, 200, 200, 400, 400, 400]);
+    together.forEach((answers, at) => expect(answers).toEqual(answers.map(() => alone[at])));
   });
 });

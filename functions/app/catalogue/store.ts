@@ -1,3 +1,4 @@
+import { rowsByRead } from "../db/batch-while-busy.ts";
 import type { Database } from "../db/database.ts";
 import type { PairingOutcome } from "../pairing.ts";
 
@@ -18,11 +19,22 @@ export async function readCatalogue(db: Database, read: CatalogueRead): Promise<
   return row.body;
 }
 
-/** The pairing outcome for a key and e-mail, with the ids of the proclamations assigned to the account when paired. */
-export async function readEntitlement(db: Database, key: string, email: string) {
-  const [row] = await db.query<{ outcome: PairingOutcome; ids: string[] | null }>(
-    "select outcome, ids::text[] as ids from cadence.entitled_proclamation_ids($1, $2)",
-    [key, email],
+/** A pairing outcome, with the ids of the proclamations assigned to the account when paired. */
+export interface Entitlement {
+  outcome: PairingOutcome;
+  ids: string[] | null;
+}
+
+/**
+ * Many entitlement reads in one statement (`batchWhileBusy` gathers them): for each key and
+ * e-mail, what cadence.entitled_proclamation_ids answers.
+ */
+export async function readEntitlements(db: Database, reads: ReadonlyArray<{ key: string; email: string }>) {
+  const rows = await db.query<Entitlement & { n: string }>(
+    `select r.n, e.outcome, e.ids::text[] as ids
+       from unnest($1::text[], $2::text[]) with ordinality as r(key, email, n)
+      cross join lateral cadence.entitled_proclamation_ids(r.key, r.email) as e`,
+    [reads.map((read) => read.key), reads.map((read) => read.email)],
   );
-  return row;
+  return rowsByRead<Entitlement>(reads.length, rows);
 }

@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorMessage, Proclamation } from "../catalogue/schemas.ts";
 import { CATALOGUE_TTL_MS } from "../catalogue/routes.ts";
-import { readCatalogue, readEntitlement } from "../catalogue/store.ts";
+import { readCatalogue, readEntitlements } from "../catalogue/store.ts";
+import { batchWhileBusy } from "../db/batch-while-busy.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
@@ -27,6 +28,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
     CATALOGUE_TTL_MS,
     deps.now,
   );
+  const readEntitlement = batchWhileBusy((reads: Array<{ key: string; email: string }>) => readEntitlements(deps.db, reads));
   route(
     app,
     createRoute({
@@ -47,9 +49,9 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       if (key === undefined || email === undefined) throw new Failure("not_authorized");
       const headers = ProclamationHeaders.safeParse({ "x-license-key": key.trim(), "x-email": email.trim() });
       if (!headers.success) throw new Failure("not_authorized");
-      const entitlement = await readEntitlement(deps.db, key.trim(), email.trim());
-      if (entitlement.outcome === "not_owner") throw new Failure("key_not_yours");
-      if (entitlement.outcome !== "paired" || entitlement.ids === null) throw new Failure("not_authorized");
+      const entitlement = await readEntitlement({ key: key.trim(), email: email.trim() });
+      if (entitlement?.outcome === "not_owner") throw new Failure("key_not_yours");
+      if (entitlement?.outcome !== "paired" || entitlement.ids === null) throw new Failure("not_authorized");
       return jsonText(subsetBody(await served(), entitlement.ids));
     },
   );

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorMessage } from "../catalogue/schemas.ts";
 import type { Deps } from "../deps.ts";
 import { Email, normalizeEmail } from "../email.ts";
+import { batchWhileBusy } from "../db/batch-while-busy.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
@@ -10,7 +11,7 @@ import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
 import { servedSchedules } from "./served-schedules.ts";
-import { readLegacyIfChanged, readScheduleIfChanged } from "./store.ts";
+import { type LegacyScheduleRead, readLegacySchedulesIfChanged, readSchedulesIfChanged, type ScheduleRead } from "./store.ts";
 
 /**
  * Caches may keep the payload but must revalidate it before each use: staff edits reach kiosks on
@@ -60,12 +61,14 @@ const legacySchedule = createRoute({
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
 export function scheduleRoutes(app: App, deps: Deps): void {
   const served = servedSchedules();
+  const readSchedule = batchWhileBusy((reads: ScheduleRead[]) => readSchedulesIfChanged(deps.db, reads));
+  const readLegacy = batchWhileBusy((reads: LegacyScheduleRead[]) => readLegacySchedulesIfChanged(deps.db, reads));
 
   app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, perMinute("license-schedule", 10)));
   route(app, licenseSchedule, async (c) => {
     const key = LicenseKey.safeParse(c.req.param("licenseKey"));
     if (!key.success) throw new Failure("unknown_license");
-    const { payload } = await served.read(key.data, (fingerprint) => readScheduleIfChanged(deps.db, key.data, fingerprint));
+    const { payload } = await served.read(key.data, (fingerprint) => readSchedule({ key: key.data, fingerprint }));
     if (payload === null) throw new Failure("unknown_license");
     const { version, body } = payload;
     const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL };
@@ -81,7 +84,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     if (!email.success || !key.success) throw new Failure("not_authorized");
     const { row, payload } = await served.read(
       key.data,
-      (fingerprint) => readLegacyIfChanged(deps.db, key.data, email.data, fingerprint),
+      (fingerprint) => readLegacy({ key: key.data, email: email.data, fingerprint }),
     );
     if (row?.outcome === "not_owner") throw new Failure("key_not_yours");
     if (row?.outcome !== "paired" || payload === null) throw new Failure("not_authorized");

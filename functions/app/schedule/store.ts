@@ -1,34 +1,67 @@
+import { rowsByRead } from "../db/batch-while-busy.ts";
 import type { Database } from "../db/database.ts";
 import type { PairingOutcome } from "../pairing.ts";
 
+/** A key's stored payload fingerprint, with the payload text only when it differs from the one held. */
+export interface ScheduleRow {
+  fingerprint: string;
+  body: string | null;
+}
+
+/** The legacy read's answer: the pairing outcome and, when paired, the `ScheduleRow` fields. */
+export interface LegacyScheduleRow {
+  outcome: PairingOutcome;
+  fingerprint: string | null;
+  body: string | null;
+}
+
+/** One poll: the key, and the fingerprint of the payload the caller already holds for it, if any. */
+export interface ScheduleRead {
+  key: string;
+  fingerprint: string | null;
+}
+
+/** One legacy poll: a `ScheduleRead` with the e-mail the key is paired against. */
+export interface LegacyScheduleRead extends ScheduleRead {
+  email: string;
+}
+
 /**
- * The stored schedule payload of a license key as JSON text ({type, daily, weekly, blocks}), or
- * null when the key is unknown: a read that holds no fingerprint.
+ * Many polls in one statement (`batchWhileBusy` gathers them): for each, what
+ * cadence.license_schedule_if_changed answers, or null when the key is unknown.
  */
+export async function readSchedulesIfChanged(db: Database, reads: readonly ScheduleRead[]) {
+  const rows = await db.query<ScheduleRow & { n: string }>(
+    `select r.n, s.fingerprint, s.payload::text as body
+       from unnest($1::text[], $2::text[]) with ordinality as r(key, held, n)
+      cross join lateral cadence.license_schedule_if_changed(r.key, r.held) as s`,
+    [reads.map((read) => read.key), reads.map((read) => read.fingerprint)],
+  );
+  return rowsByRead<ScheduleRow>(reads.length, rows);
+}
+
+/** Many legacy polls in one statement: for each, what cadence.legacy_schedule_if_changed answers. */
+export async function readLegacySchedulesIfChanged(db: Database, reads: readonly LegacyScheduleRead[]) {
+  const rows = await db.query<LegacyScheduleRow & { n: string }>(
+    `select r.n, s.outcome, s.fingerprint, s.payload::text as body
+       from unnest($1::text[], $2::text[], $3::text[]) with ordinality as r(key, email, held, n)
+      cross join lateral cadence.legacy_schedule_if_changed(r.key, r.email, r.held) as s`,
+    [reads.map((read) => read.key), reads.map((read) => read.email), reads.map((read) => read.fingerprint)],
+  );
+  return rowsByRead<LegacyScheduleRow>(reads.length, rows);
+}
+
+/** The key's payload fingerprint, with the payload text only when it differs from `fingerprint`; null when the key is unknown. */
+export async function readScheduleIfChanged(db: Database, key: string, fingerprint: string | null) {
+  return (await readSchedulesIfChanged(db, [{ key, fingerprint }]))[0];
+}
+
+/** The stored schedule payload of a license key as JSON text ({type, daily, weekly, blocks}), or null when the key is unknown. */
 export async function readSchedulePayload(db: Database, key: string): Promise<string | null> {
   return (await readScheduleIfChanged(db, key, null))?.body ?? null;
 }
 
-/**
- * The key's payload fingerprint, with the payload text only when it differs from `fingerprint`
- * (the one the caller already holds); null when the key is unknown.
- */
-export async function readScheduleIfChanged(db: Database, key: string, fingerprint: string | null) {
-  const [row] = await db.query<{ fingerprint: string; body: string | null }>(
-    "select fingerprint, payload::text as body from cadence.license_schedule_if_changed($1, $2)",
-    [key, fingerprint],
-  );
-  return row ?? null;
-}
-
-/**
- * The legacy read: the pairing outcome of key and e-mail and, when paired, the payload's fingerprint
- * with the payload text only when it differs from `fingerprint`.
- */
+/** The legacy read of one key and e-mail: the pairing outcome and, when paired, the fingerprint and changed payload. */
 export async function readLegacyIfChanged(db: Database, key: string, email: string, fingerprint: string | null) {
-  const [row] = await db.query<{ outcome: PairingOutcome; fingerprint: string | null; body: string | null }>(
-    "select outcome, fingerprint, payload::text as body from cadence.legacy_schedule_if_changed($1, $2, $3)",
-    [key, email, fingerprint],
-  );
-  return row;
+  return (await readLegacySchedulesIfChanged(db, [{ key, email, fingerprint }]))[0]!;
 }

@@ -1,0 +1,57 @@
+/** The most reads one statement answers; more waiting go in the next. Keeps a statement's arrays small. */
+export const MAX_BATCH = 256;
+
+/**
+ * Runs reads through `run` one statement at a time: a read asked for while no statement is
+ * running is sent at once, alone; reads asked for while one runs wait for it and then go together
+ * in the next. Under light load nothing waits; under heavy load (a fleet polling at once) one
+ * statement answers many reads, so the driver and Postgres do the per-statement work (bind,
+ * execute, protocol round trip, result) once a batch instead of once a read. Every read is
+ * answered by a statement that started after it was asked for, never from an earlier one.
+ *
+ * Why one at a time: measured here on the license schedule 304 (wrk, 50 connections, 2 cores), one
+ * statement at a time answered 25-30k polls/s, two at a time 21k, three 18k, and one statement a
+ * poll 12k, against 17k for a bare Deno.serve running `select 1` a request: fewer statements in
+ * flight make bigger batches.
+ *
+ * `run` answers a batch with one result for each input, in order. When it fails, every read of
+ * the batch fails with its error.
+ *
+ * @example
+ * const read = batchWhileBusy((keys: string[]) => readMany(db, keys));
+ * const row = await read("DEMO-0000-0000-0001");
+ */
+export function batchWhileBusy<In, Out>(run: (inputs: In[]) => Promise<Out[]>): (input: In) => Promise<Out> {
+  let waiting: Array<{ input: In; resolve: (output: Out) => void; reject: (error: unknown) => void }> = [];
+  let running = false;
+
+  async function send() {
+    running = true;
+    const batch = waiting.slice(0, MAX_BATCH);
+    waiting = waiting.slice(batch.length);
+    try {
+      const outputs = await run(batch.map((read) => read.input));
+      batch.forEach((read, at) => read.resolve(outputs[at]));
+    } catch (error) {
+      batch.forEach((read) => read.reject(error));
+    }
+    running = false;
+    if (waiting.length > 0) send();
+  }
+
+  return (input) =>
+    new Promise<Out>((resolve, reject) => {
+      waiting.push({ input, resolve, reject });
+      if (!running) send();
+    });
+}
+
+/**
+ * The rows of a batch statement in the order of its reads: each row carries `n`, its read's
+ * 1-based position (`unnest(...) with ordinality as r(..., n)`); a read with no row gets null.
+ */
+export function rowsByRead<Row>(count: number, rows: ReadonlyArray<Row & { n: string | number }>): Array<Row | null> {
+  const answers: Array<Row | null> = new Array(count).fill(null);
+  for (const { n, ...row } of rows) answers[Number(n) - 1] = row as Row;
+  return answers;
+}
