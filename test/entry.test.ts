@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
-import { startServer, type RunningServer } from "./support/server.ts";
+import { startServer, startV8Flags, type RunningServer } from "./support/server.ts";
 
 const catalogue = [
   "/api/v2/categories",
@@ -51,6 +51,12 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
   it("applies no migration twice: the CLI's ledger is the local server's ledger", () => {
     expect(onPostgres.logs()).toContain('"migrationsApplied":0');
     expect(onPostgres.logs()).toContain('"seeded":false');
+  });
+
+  it("runs with the V8 flags of npm start, which bound the young generation (and so the server's memory)", () => {
+    expect(startV8Flags).toEqual(["--v8-flags=--max-semi-space-size=8"]);
+    const commandLine = readFileSync(`/proc/${onPostgres.pid}/cmdline`, "utf8").split("\0");
+    expect(commandLine).toContain("--v8-flags=--max-semi-space-size=8");
   });
 
   it("answers an unknown path with 404 JSON and a message", async () => {

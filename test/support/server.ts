@@ -1,7 +1,12 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 const root = new URL("../../", import.meta.url);
 const deno = new URL("node_modules/.bin/deno", root).pathname;
+
+/** The V8 flags `npm start` gives the server, so tests and the benchmark run it as users do. */
+export const startV8Flags: string[] =
+  (JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts.start as string).match(/--v8-flags=\S+/g) ?? [];
 
 export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:43127 */
@@ -24,7 +29,7 @@ export interface RunningServer {
  * await fetch(`${server.url}/api/v2/groups`);
  */
 export async function startServer(env: Record<string, string> = {}, entry = "functions/api/index.ts"): Promise<RunningServer> {
-  const child = spawn(deno, ["run", "-A", entry], {
+  const child = spawn(deno, ["run", "-A", ...startV8Flags, entry], {
     cwd: root.pathname,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", NO_COLOR: "1", PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
