@@ -3,6 +3,7 @@ import type { Database } from "../functions/app/db/database.ts";
 import { LicenseResponse } from "../functions/app/license/schemas.ts";
 import { testApp, testClock } from "./support/app.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
+import { aloneAndTogether } from "./support/simultaneous.ts";
 
 let database: TestDatabase;
 let db: Database;
@@ -89,6 +90,45 @@ describe("POST /api/v2/license", () => {
 
     expect((await post({ license_key: keys[0], email_address: email })).status).toBe(200);
     expect((await keyRow(keys[0])).last_validated_at).toBeInstanceOf(Date);
+  });
+
+  it("answers each of many simultaneous validations as it answers that validation alone", async () => {
+    const { email, keys } = await newAccount(3);
+    await db.query("update public.license_keys set active = false where key = $1", [keys[2]]);
+    const bodies = [
+      { license_key: keys[0], email_address: email },
+      { license_key: keys[1], email_address: email.toUpperCase() },
+      { license_key: keys[1], email_address: email, systemName: "Front desk" },
+      { license_key: "DEMO-0000-0000-0005", email_address: "legacy@example.com" },
+      { license_key: keys[2], email_address: email },
+      { license_key: "ZZZZ-0000-0000-0000", email_address: email },
+      { license_key: keys[0], email_address: "other@example.com" },
+      { license_key: keys[0], email_address: "nobody@example.com" },
+    ];
+    const validations = bodies.map((body) => () =>
+      request("/api/v2/license", { method: "POST", headers: json, body: JSON.stringify(body) })
+    );
+    const { alone, together } = await aloneAndTogether(validations, 8);
+    expect(alone.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 400, 400, 400, 400]);
+    expect(alone.map((answer) => JSON.parse(answer.body).systemNameStatus ?? JSON.parse(answer.body).message)).toEqual([
+      "unchanged", "unchanged", "ok", "unchanged",
+      "license key is not active", "license key not found", "key does not belong to specified user", "user does not exist",
+    ]);
+    together.forEach((answers, at) => expect(answers).toEqual(answers.map(() => alone[at])));
+    expect((await keyRow(keys[0])).last_validated_at).toBeInstanceOf(Date);
+    expect((await keyRow(keys[2])).last_validated_at).toBeNull();
+  });
+
+  it("records lastValidatedAt at each of many simultaneous validations of one key", async () => {
+    const { email, keys } = await newAccount(1);
+    for (let round = 0; round < 3; round++) {
+      const [{ before }] = await db.query<{ before: Date }>("select now() as before");
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => post({ license_key: keys[0], email_address: email })),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+      expect((await keyRow(keys[0])).last_validated_at!.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    }
   });
 
   it("answers 400 content-type must be application/json without or with another content type", async () => {

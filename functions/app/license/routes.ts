@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ErrorMessage } from "../catalogue/schemas.ts";
+import { batchWhileBusy } from "../db/batch-while-busy.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { json } from "../http/json.ts";
@@ -8,6 +9,7 @@ import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { readJsonObject } from "./json-object.ts";
 import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
 import { setSystemName } from "./set-system-name.ts";
+import { validateLicense as checkInDatabase, type ValidationInput, validateLicenses } from "./store.ts";
 import { validateLicense } from "./validate-license.ts";
 
 const rateLimited = jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After");
@@ -17,6 +19,10 @@ const bodyFailuresAsInvalidName = new Set(["content_type", "body_required", "inv
 
 /** Sections 4.3 and 4.6: license validation and the kiosk's system name, each rate limited first. */
 export function licenseRoutes(app: App, deps: Deps): void {
+  // Validations without a system name are batched while a statement runs (see validateLicenses).
+  const checkBatched = batchWhileBusy((inputs: ValidationInput[]) => validateLicenses(deps.db, inputs));
+  const check = (input: ValidationInput) => input.systemName === null ? checkBatched(input) : checkInDatabase(deps.db, input);
+
   app.use("/api/v2/license", limitByIp(deps, perMinute("license", 10)));
   route(
     app,
@@ -33,7 +39,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
         429: rateLimited,
       },
     }),
-    async (c) => json(await validateLicense(deps.db, await readJsonObject(c.req.raw))),
+    async (c) => json(await validateLicense(check, await readJsonObject(c.req.raw))),
   );
 
   app.use("/api/v2/licenses/:licenseKey/system-name", limitByIp(deps, perMinute("system-name", 10)));

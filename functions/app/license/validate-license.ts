@@ -1,4 +1,3 @@
-import type { Database } from "../db/database.ts";
 import { Email } from "../email.ts";
 import { Failure, type FailureCode } from "../errors.ts";
 import { LicenseKey } from "../license-key.ts";
@@ -25,10 +24,15 @@ function requiredString(value: unknown): string | null {
  * the database (no such key can exist); an e-mail that is not an e-mail of at most 254 characters
  * is `user does not exist`, after the key's own checks. The systemName never fails validation.
  *
+ * `check` runs the validation in the database (`store.validateLicense`, or batched).
+ *
  * @example
- * const answer = await validateLicense(deps.db, await readJsonObject(c.req.raw));
+ * const answer = await validateLicense((input) => store.validateLicense(db, input), await readJsonObject(c.req.raw));
  */
-export async function validateLicense(db: Database, fields: Record<string, unknown>): Promise<LicenseResponse> {
+export async function validateLicense(
+  check: (input: store.ValidationInput) => Promise<store.Validation>,
+  fields: Record<string, unknown>,
+): Promise<LicenseResponse> {
   const key = requiredString(fields.license_key);
   if (key === null) throw new Failure("license_key_required");
   const email = requiredString(fields.email_address);
@@ -39,7 +43,7 @@ export async function validateLicense(db: Database, fields: Record<string, unkno
   const accountEmail = Email.safeParse(email).success ? email : null;
   const name = fields.systemName === undefined ? undefined : SystemName.safeParse(fields.systemName);
 
-  const validation = await store.validateLicense(db, {
+  const validation = await check({
     key,
     email: accountEmail,
     systemName: name?.success ? name.data : null,
