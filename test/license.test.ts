@@ -1,3 +1,4 @@
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
 import { LicenseResponse } from "../functions/app/license/schemas.ts";
@@ -128,6 +129,31 @@ describe("POST /api/v2/license", () => {
       );
       expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
       expect((await keyRow(keys[0])).last_validated_at!.getTime()).toBeGreaterThanOrEqual(before.getTime());
+    }
+  });
+
+  it("never records a validation for a key deactivated or re-linked while it was being validated", async () => {
+    const { email, keys } = await newAccount(2);
+    const other = await newAccount(1);
+    const editor = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      for (const [key, edit] of [
+        [keys[0], "update public.license_keys set active = false where key = $1"],
+        [keys[1], `update public.license_keys set account_id = (select id from public.accounts where email = '${other.email}') where key = $1`],
+      ]) {
+        // The staff edit holds the key's row while the validation starts, and commits after it.
+        const edited = editor.begin(async (tx) => {
+          await tx.unsafe(edit, [key]);
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const answer = await post({ license_key: key, email_address: email });
+        await edited;
+        expect(answer.status).toBe(400);
+        expect((await keyRow(key)).last_validated_at).toBeNull();
+      }
+    } finally {
+      await editor.end();
     }
   });
 

@@ -39,26 +39,17 @@ export async function validateLicense(db: Database, input: ValidationInput): Pro
 
 /**
  * Many validations without a system name in one statement (`batchWhileBusy` gathers them), each
- * as `validateLicense` answers it. Keys are validated in key order, so two batches lock the rows
- * they record in the same order and cannot deadlock; a batch takes no other lock (a system name
- * takes an account lock, which is why validations with one are never batched). Identical
- * validations in one batch are run once: within one statement `now()` is the same instant, so
- * recording a key once or n times stores the same last_validated_at.
+ * answered as `validateLicense` answers it: cadence.validate_licenses locks the keys it records in
+ * key order, so two batches cannot deadlock, and records a key validated several times in a batch
+ * with one write (within one statement `now()` is one instant). A system name takes an account
+ * lock after the key's, so validations with one are never batched.
  */
 export async function validateLicenses(db: Database, inputs: ReadonlyArray<Omit<ValidationInput, "systemName">>) {
-  const unique = new Map(inputs.map((input) => [`${input.key} ${input.email}`, input]));
-  const reads = [...unique.values()];
-  const rows = await db.query<ValidationRow & { n: string }>(
-    `select r.n, v.outcome, v.owner_email, v.system_name_status
-       from (select * from unnest($1::text[], $2::text[]) with ordinality as u(key, email, n) order by u.key) as r
-      cross join lateral cadence.validate_license(r.key, r.email) as v`,
-    [reads.map((read) => read.key), reads.map((read) => read.email)],
+  const rows = await db.query<{ n: string; outcome: Validation["outcome"]; owner_email: string }>(
+    "select n, outcome, owner_email from cadence.validate_licenses($1::text[], $2::text[])",
+    [inputs.map((input) => input.key), inputs.map((input) => input.email)],
   );
-  const byPair = new Map<string, Validation>();
-  rowsByRead<ValidationRow>(reads.length, rows).forEach((row, at) => {
-    byPair.set(`${reads[at].key} ${reads[at].email}`, validation(row!));
-  });
-  return inputs.map((input) => byPair.get(`${input.key} ${input.email}`)!);
+  return rowsByRead(inputs.length, rows).map((row) => validation({ ...row!, system_name_status: "unchanged" }));
 }
 
 /** cadence.set_system_name's outcome; `unchanged` wrote nothing. */
