@@ -2,12 +2,14 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.ts";
+import { FLEET_KEYS, fleetKey } from "./scenarios.ts";
 
 const root = new URL("../../", import.meta.url);
 
 /**
  * The tests' throwaway Postgres 15, prepared as the test harness prepares its template: the
- * Supabase shim, then our migrations and the demo seed through the real Supabase CLI.
+ * Supabase shim, then our migrations and the demo seed through the real Supabase CLI; then the
+ * bench's own fleet of keys (`FLEET_KEYS`).
  *
  * @example
  * const database = await benchDatabase();
@@ -27,5 +29,16 @@ export async function benchDatabase(): Promise<{ url: string; server: PostgresSe
     ["db", "push", `--remote=${server.url}`, "--include-seed", "--yes"],
     { cwd: root.pathname, stdio: "pipe", env: { ...process.env, SUPABASE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" } },
   );
+  const fleet = postgres(server.url, { max: 1, onnotice: () => {} });
+  try {
+    // The demo account's owner: its keys read the account's daily schedule, as DEMO-0000-0000-0001 does.
+    await fleet.unsafe(
+      `insert into public.license_keys (key, account_id, email)
+       select k, a.id, a.email from unnest($1::text[]) as k, public.accounts as a where a.email = 'demo@example.com'`,
+      [Array.from({ length: FLEET_KEYS }, (_, n) => fleetKey(n))],
+    );
+  } finally {
+    await fleet.end();
+  }
   return { url: server.url, server };
 }

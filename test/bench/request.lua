@@ -1,7 +1,8 @@
 -- One wrk scenario: every request carries its own X-Forwarded-For, so the server's rate limiter
 -- runs on each request and never refuses one (each address is used once per run).
 -- Arguments after `--`: run number (1..255, keeps addresses distinct between runs), thread count,
--- method, body ("" for none), then any number of "Name: value" headers.
+-- method, body ("" for none), fleet size (0: every request sends the body as is; n: request i sends
+-- it with "{n}" replaced by i modulo n in four digits), then any number of "Name: value" headers.
 
 local thread_count = 0
 
@@ -10,16 +11,18 @@ function setup(thread)
   thread_count = thread_count + 1
 end
 
-local run, thread_total, counter = 0, 2, 0
+local run, thread_total, counter, fleet, body = 0, 2, 0, 0, nil
 
 function init(args)
   run = tonumber(args[1])
   thread_total = tonumber(args[2])
   wrk.method = args[3]
   if args[4] ~= "" then
-    wrk.body = args[4]
+    body = args[4]
+    wrk.body = body
   end
-  for i = 5, #args do
+  fleet = tonumber(args[5])
+  for i = 6, #args do
     local name, value = args[i]:match("^([^:]+):%s*(.*)$")
     wrk.headers[name] = value
   end
@@ -30,6 +33,9 @@ function request()
   local n = counter * thread_total + thread_id
   counter = counter + 1
   wrk.headers["X-Forwarded-For"] = string.format("%d.%d.%d.%d", run, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
+  if fleet > 0 then
+    return wrk.format(nil, nil, nil, (body:gsub("{n}", string.format("%04d", n % fleet))))
+  end
   return wrk.format()
 end
 

@@ -70,7 +70,8 @@ try {
     const response = await fetch(server.url + scenario.path, {
       method: scenario.method,
       headers: { ...headers, "x-forwarded-for": `192.0.2.${++probeAddress}` },
-      body: scenario.body,
+      // The fleet's first key stands for all of them.
+      body: scenario.body?.replace("{n}", "0000"),
     });
     return { status: response.status, etag: response.headers.get("etag"), body: await response.text() };
   }
@@ -109,7 +110,8 @@ try {
     const answer = await probe(scenario, headers);
     const label = await baselineFor(scenario, answer.body);
     progress(`${scenario.name}: ${scenario.method} ${scenario.path} (probe answered ${answer.status})`);
-    const measured = await measure(server.url + scenario.path, { method: scenario.method, headers, body: scenario.body }, server.pid);
+    const shape = { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet };
+    const measured = await measure(server.url + scenario.path, shape, server.pid);
     rows.push(judge({
       name: scenario.name, method: scenario.method, path: scenario.path, probeStatus: answer.status, expectedStatus: scenario.status,
       baseline: label, target: scenario.target, ...measured,

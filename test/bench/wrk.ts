@@ -11,6 +11,8 @@ export interface RequestShape {
   method: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** Request i sends the body with `{n}` replaced by i modulo `fleet`, in four digits. */
+  fleet?: number;
 }
 
 /** A wrk run's outcome. Errors: responses with status >= 400, and socket errors (connect, read, write, timeout). */
@@ -55,7 +57,7 @@ export async function runWrk(url: string, shape: RequestShape, load: Load, run: 
   const headers = Object.entries(shape.headers ?? {}).map(([name, value]) => `${name}: ${value}`);
   const args = [
     `-t${load.threads}`, `-c${load.connections}`, `-d${load.seconds}s`, "--latency", "-s", script, url,
-    "--", String(run), String(load.threads), shape.method, shape.body ?? "", ...headers,
+    "--", String(run), String(load.threads), shape.method, shape.body ?? "", String(shape.fleet ?? 0), ...headers,
   ];
   // bash's `times` prints the CPU time of its children (wrk) on its last line.
   const command = 'wrk "$@" || exit $?; times';
