@@ -116,6 +116,8 @@ try {
       name: scenario.name, method: scenario.method, path: scenario.path, probeStatus: answer.status, expectedStatus: scenario.status,
       baseline: label, target: scenario.target, ...measured,
     }, baselines.get(label)!));
+    // Which scenario raised the server's peak, should it pass the target.
+    progress(`${scenario.name}: ${Math.round(measured.requestsPerSecond)} req/s; server peak RSS so far ${peakRssMib(server.pid).toFixed(1)} MiB`);
   }
 
   const rss = peakRssMib(server.pid);
