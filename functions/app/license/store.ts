@@ -41,15 +41,21 @@ export async function validateLicense(db: Database, input: ValidationInput): Pro
  * Many validations without a system name in one statement (`batchWhileBusy` gathers them), each
  * answered as `validateLicense` answers it: cadence.validate_licenses locks the keys it records in
  * key order, so two batches cannot deadlock, and records a key validated several times in a batch
- * with one write (within one statement `now()` is one instant). A system name takes an account
- * lock after the key's, so validations with one are never batched.
+ * with one write (within one statement `now()` is one instant). Identical validations (same key and
+ * e-mail) are sent once, as their answers are the same. A system name takes an account lock after
+ * the key's, so validations with one are never batched.
  */
 export async function validateLicenses(db: Database, inputs: ReadonlyArray<Omit<ValidationInput, "systemName">>) {
+  const pair = (input: Omit<ValidationInput, "systemName">) => `${input.key} ${input.email}`;
+  const unique = [...new Map(inputs.map((input) => [pair(input), input])).values()];
   const rows = await db.query<{ n: string; outcome: Validation["outcome"]; owner_email: string }>(
     "select n, outcome, owner_email from cadence.validate_licenses($1::text[], $2::text[])",
-    [inputs.map((input) => input.key), inputs.map((input) => input.email)],
+    [unique.map((input) => input.key), unique.map((input) => input.email)],
   );
-  return rowsByRead(inputs.length, rows).map((row) => validation({ ...row!, system_name_status: "unchanged" }));
+  const answers = new Map(
+    rowsByRead(unique.length, rows).map((row, at) => [pair(unique[at]), validation({ ...row!, system_name_status: "unchanged" })]),
+  );
+  return inputs.map((input) => answers.get(pair(input))!);
 }
 
 /** cadence.set_system_name's outcome; `unchanged` wrote nothing. */
