@@ -221,6 +221,21 @@ describe("POST /api/v2/license", () => {
     }
   });
 
+  it("accepts an e-mail of 254 characters (its account's, any case) and answers user does not exist for 255", async () => {
+    const email254 = `${"a".repeat(64)}@${"b".repeat(254 - 64 - 1 - 4)}.com`;
+    expect(email254).toHaveLength(254);
+    await db.query(
+      `with account as (insert into public.accounts (email, display_name) values ($1, 'Long') returning id)
+       insert into public.license_keys (key, account_id, email) select 'LONG-0000-0000-0254', id, $1 from account`,
+      [email254],
+    );
+    expect(await post({ license_key: "LONG-0000-0000-0254", email_address: email254.toUpperCase() })).toEqual({
+      status: 200,
+      body: { key: "LONG-0000-0000-0254", email_address: email254, systemNameStatus: "unchanged" },
+    });
+    expect(await post({ license_key: "LONG-0000-0000-0254", email_address: `a${email254}` })).toEqual(failure("user does not exist"));
+  });
+
   it("answers 400 key does not belong to specified user when the key is another user's", async () => {
     expect(await post({ license_key: "DEMO-0000-0000-0004", email_address: "demo@example.com" })).toEqual(
       failure("key does not belong to specified user"),
@@ -343,6 +358,9 @@ describe("POST /api/v2/license", () => {
       expect((await keyRow(keys[0])).system_name).toBe("Lobby");
       const forty = await post({ license_key: keys[0], email_address: email, systemName: ` ${"x".repeat(40)} ` });
       expect(forty.body.systemNameStatus).toBe("ok");
+      const one = await post({ license_key: keys[0], email_address: email, systemName: " B " });
+      expect(one.body.systemNameStatus).toBe("ok");
+      expect((await keyRow(keys[0])).system_name).toBe("B");
     });
 
     it("is conflict when another key of the same account holds the name in any case, and stores nothing", async () => {

@@ -79,6 +79,13 @@ describe("POST /api/v2/automations/create/account: every signature failure is th
   it("refuses a signature that is not 64 hex characters", async () => {
     await expectInvalid(await withHeader("x-signature", "abc123"));
     await expectInvalid(await withHeader("x-signature", "z".repeat(64)));
+    // The right digest one character short, and with one hex character more.
+    for (const change of [(hex: string) => hex.slice(0, 63), (hex: string) => `${hex}0`]) {
+      const init = await signedInit(body(), { nowMs: clock.now() });
+      const headers = new Headers(init.headers);
+      headers.set("x-signature", change(headers.get("x-signature")!));
+      await expectInvalid({ ...init, headers });
+    }
   });
 
   it("refuses an uppercase signature, though it spells the right digest", async () => {

@@ -99,8 +99,9 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
     expect(await put(keys[1], { systemName: "lobby" })).toEqual(nameTaken);
   });
 
-  it("counts 40 characters as code points after trimming", async () => {
+  it("counts 1 to 40 characters as code points after trimming", async () => {
     const { keys } = await newAccount(1);
+    expect(await put(keys[0], { systemName: " A " })).toEqual(named("A"));
     const forty = "🎵".repeat(40);
     expect(await put(keys[0], { systemName: ` ${forty} ` })).toEqual(named(forty));
     expect(await put(keys[0], { systemName: `${forty}x` })).toEqual(invalidName);
