@@ -2,7 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
 import { WEEKDAYS } from "../functions/app/schedule/schemas.ts";
-import { readLegacyIfChanged, readSchedulePayload } from "../functions/app/schedule/store.ts";
+import { readLegacyIfChanged, readSchedulePayload } from "./support/schedule-reads.ts";
 import { freshDatabase, pgliteDatabase, type TestDatabase } from "./support/database.ts";
 import { ABUNDANCE, CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "./support/demo-schedules.ts";
 

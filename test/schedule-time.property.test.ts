@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSchedulePayload } from "../functions/app/schedule/store.ts";
+import { readSchedulePayload } from "./support/schedule-reads.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 
 // The time arithmetic of cadence.schedule_payload, checked on the real database against an oracle

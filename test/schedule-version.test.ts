@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
 import { canonicalJson, scheduleVersion } from "../functions/app/schedule/schedule-version.ts";
 import type { ScheduleContent } from "../functions/app/schedule/schemas.ts";
-import { readSchedulePayload } from "../functions/app/schedule/store.ts";
-import { versionedPayloads } from "../functions/app/schedule/versioned-payload.ts";
+import { readSchedulePayload } from "./support/schedule-reads.ts";
+import { versionPayload } from "../functions/app/schedule/versioned-payload.ts";
 import { testApp } from "./support/app.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 import { CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "./support/demo-schedules.ts";
@@ -75,25 +75,12 @@ describe("scheduleVersion", () => {
   });
 });
 
-describe("versionedPayloads", () => {
-  const text = JSON.stringify(DEMO_WEEKLY);
-
+describe("versionPayload", () => {
   it("serves the version first, then the payload", async () => {
-    const { version, body } = await versionedPayloads()(text);
+    const { version, body } = await versionPayload(JSON.stringify(DEMO_WEEKLY));
     expect(version).toBe(await scheduleVersion(DEMO_WEEKLY));
     expect(body.startsWith(`{"version":"${version}",`)).toBe(true);
     expect(JSON.parse(body)).toEqual({ version, ...DEMO_WEEKLY });
-  });
-
-  it("builds a payload text once while it is kept, and again after it was dropped", async () => {
-    const versioned = versionedPayloads(2);
-    const first = await versioned(text);
-    expect(await versioned(text)).toBe(first);
-    await versioned(JSON.stringify(DEMO_DAILY));
-    await versioned(JSON.stringify(NO_SCHEDULE));
-    const again = await versioned(text);
-    expect(again).not.toBe(first);
-    expect(again).toEqual(first);
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { servedSchedules } from "../functions/app/schedule/served-schedules.ts";
-import { readLegacyIfChanged, readScheduleIfChanged } from "../functions/app/schedule/store.ts";
+import { readLegacyIfChanged, readScheduleIfChanged } from "./support/schedule-reads.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 
 let database: TestDatabase;
@@ -29,7 +29,19 @@ describe("GET /api/v2/licenses/{licenseKey}/schedule: the last served payload pe
     const edited = await poll(served, "DEMO-0000-0000-0001");
     expect(edited?.carried).toBe(true);
     expect(edited?.payload.version).not.toBe(first?.payload.version);
-    expect(edited?.payload.content.daily[0].dynamicAudio).toBe(!first?.payload.content.daily[0].dynamicAudio);
+    const dynamicAudio = (poll: typeof first) => JSON.parse(poll!.payload.body).daily[0].dynamicAudio;
+    expect(dynamicAudio(edited)).toBe(!dynamicAudio(first));
+  });
+
+  it("builds a payload once for all the keys that share it", async () => {
+    const served = servedSchedules();
+    const daily = await poll(served, "DEMO-0000-0000-0001");
+    const weekly = await poll(served, "DEMO-0000-0000-0002");
+    const none = await poll(served, "DEMO-0000-0000-0004");
+    const alsoNone = await poll(served, "DEMO-0000-0000-0005");
+    expect(none?.payload).toBe(alsoNone?.payload);
+    expect(daily?.payload).not.toBe(weekly?.payload);
+    expect(none?.payload).not.toBe(daily?.payload);
   });
 
   it("finds no row for an unknown key", async () => {
@@ -47,7 +59,7 @@ describe("GET /api/v2/licenses/{licenseKey}/schedule: the last served payload pe
       return Promise.resolve(answers[asked.length - 1]);
     });
     expect(asked).toEqual([null, null]);
-    expect(payload?.content.type).toBeNull();
+    expect(JSON.parse(payload!.body).type).toBeNull();
   });
 });
 

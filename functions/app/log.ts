@@ -8,6 +8,11 @@ export const consoleLogger: Logger = (level, event, fields = {}) => {
   else console.log(line);
 };
 
+/** An error's message, for a log line or a stored failure reason. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Shows the first block of a license key only: enough to correlate, useless to an attacker. */
 export function maskKey(key: string): string {
   return `${key.slice(0, 4)}-****-****-****`;

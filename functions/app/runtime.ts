@@ -6,6 +6,7 @@ import { openPglite } from "./db/pglite.ts";
 import { openPostgres } from "./db/postgres.ts";
 import type { Deps } from "./deps.ts";
 import type { Logger } from "./log.ts";
+import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
 import { deliverPending } from "./mail/outbox.ts";
 import { createLimiter } from "./rate-limit/create-limiter.ts";
@@ -15,7 +16,7 @@ export const OUTBOX_SWEEP_MS = 60_000;
 
 function sweepOutbox(deps: Deps) {
   deliverPending(deps).catch((error) =>
-    deps.log("error", "outbox_sweep_failed", { error: error instanceof Error ? error.message : String(error) }),
+    deps.log("error", "outbox_sweep_failed", { error: errorMessage(error) }),
   );
 }
 

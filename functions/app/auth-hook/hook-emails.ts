@@ -1,5 +1,6 @@
 import { authEmail, type AuthEmailKind } from "../mail/auth-email.ts";
 import type { EmailMessage } from "../mail/mailer.ts";
+import { NAME_MAX_LENGTH } from "../onboarding/schemas.ts";
 import { type ActionType, PayloadError, type SendEmailPayload } from "./payload.ts";
 
 type EmailData = SendEmailPayload["email_data"];
@@ -29,7 +30,7 @@ function verifyLink(data: EmailData, tokenHash: string, type: string): string {
 /** The display name Cadence gave the Auth user (`user_metadata.name`), when there is one. */
 function displayName(user: SendEmailPayload["user"]): string | undefined {
   const name = user.user_metadata?.name;
-  return typeof name === "string" && name.trim() !== "" ? name.trim().slice(0, 120) : undefined;
+  return typeof name === "string" && name.trim() !== "" ? name.trim().slice(0, NAME_MAX_LENGTH) : undefined;
 }
 
 /**

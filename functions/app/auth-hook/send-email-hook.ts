@@ -6,6 +6,8 @@ import { hookEmails } from "./hook-emails.ts";
 import { hookVerifier } from "./hook-signature.ts";
 import { parseSendEmailPayload, PayloadError, type SendEmailPayload } from "./payload.ts";
 import { enqueueHookEmails } from "./store.ts";
+import { hexDigest } from "../hex.ts";
+import { errorMessage } from "../log.ts";
 
 export interface SendEmailHookOptions {
   /** `SEND_EMAIL_HOOK_SECRET`, as the dashboard shows it: `v1,whsec_<base64>`. Never logged. */
@@ -21,11 +23,6 @@ export interface SendEmailHookOptions {
 /** An error as Auth reads it from a hook: `{ error: { http_code, message } }`. */
 function hookError(status: number, message: string): Response {
   return Response.json({ error: { http_code: status, message } }, { status });
-}
-
-async function digest(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const hash = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(hash), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /** Waits for `work`, or for `ms`, whichever ends first. */
@@ -91,12 +88,12 @@ export function sendEmailHook(ports: OutboxPorts, options: SendEmailHookOptions)
     let outboxIds: string[];
     try {
       outboxIds = await enqueueHookEmails(ports.db, {
-        event: `auth-email-hook:${await digest(body)}`,
+        event: `auth-email-hook:${await hexDigest("SHA-256", body)}`,
         messages,
         nowMs: ports.now(),
       });
     } catch (error) {
-      ports.log("error", "auth_email_not_queued", { action, error: error instanceof Error ? error.message : String(error) });
+      ports.log("error", "auth_email_not_queued", { action, error: errorMessage(error) });
       return hookError(500, "the e-mail could not be queued");
     }
     if (outboxIds.length === 0) {

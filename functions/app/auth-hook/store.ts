@@ -1,4 +1,4 @@
-import type { Database } from "../db/database.ts";
+import { type Database, sqlTimestamp } from "../db/database.ts";
 import type { EmailMessage } from "../mail/mailer.ts";
 
 /**
@@ -12,7 +12,7 @@ export async function enqueueHookEmails(
   const emails = input.messages.map(({ to, subject, text, html }) => ({ to, subject, text, html }));
   const rows = await db.query<{ id: string }>(
     "select id::text from cadence.enqueue_hook_emails($1, $2::text::jsonb, $3::timestamptz) as id",
-    [input.event, JSON.stringify(emails), new Date(input.nowMs).toISOString()],
+    [input.event, JSON.stringify(emails), sqlTimestamp(input.nowMs)],
   );
   return rows.map((row) => row.id);
 }

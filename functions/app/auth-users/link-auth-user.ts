@@ -1,6 +1,7 @@
 import { retryDelayMs } from "../backoff.ts";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../log.ts";
+import { errorMessage } from "../log.ts";
 import type { AuthUsers } from "./auth-users.ts";
 import { claimUnlinkedAccounts, linkAuthUser, markAuthLinkFailed, type UnlinkedAccount } from "./store.ts";
 
@@ -20,7 +21,6 @@ export interface AuthLinkPorts {
   authUsers?: AuthUsers;
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Ensures the claimed account's Auth user and records the link, or the failure and the next try. */
 async function link(ports: AuthLinkPorts, authUsers: AuthUsers, account: UnlinkedAccount): Promise<"linked" | "failed"> {
@@ -33,7 +33,7 @@ async function link(ports: AuthLinkPorts, authUsers: AuthUsers, account: Unlinke
     }
     failure = "the account is already linked to another Auth user";
   } catch (error) {
-    failure = messageOf(error);
+    failure = errorMessage(error);
   }
   ports.log("warn", "auth_user_link_failed", { accountId: account.id, attempts: account.attempts, error: failure });
   // Should recording fail too, the claim's lease runs out and the account is due again.
@@ -64,7 +64,7 @@ export async function ensureAuthUser(
     });
     return account ? await link(ports, ports.authUsers, account) : "not_due";
   } catch (error) {
-    ports.log("error", "auth_user_link_failed", { accountId, error: messageOf(error) });
+    ports.log("error", "auth_user_link_failed", { accountId, error: errorMessage(error) });
     return "failed";
   }
 }

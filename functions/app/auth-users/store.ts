@@ -1,6 +1,5 @@
-import type { Database } from "../db/database.ts";
+import { type Database, sqlTimestamp } from "../db/database.ts";
 
-const timestamp = (ms: number) => new Date(ms).toISOString();
 
 export interface UnlinkedAccount {
   id: string;
@@ -18,7 +17,7 @@ export function claimUnlinkedAccounts(
   return db.query<UnlinkedAccount>(
     `select id::text, email, display_name, attempts
      from cadence.claim_unlinked_accounts($1::timestamptz, $2, $3, $4::uuid)`,
-    [timestamp(input.nowMs), input.leaseSeconds, input.limit, input.id ?? null],
+    [sqlTimestamp(input.nowMs), input.leaseSeconds, input.limit, input.id ?? null],
   );
 }
 
@@ -33,5 +32,5 @@ export async function linkAuthUser(db: Database, accountId: string, authUserId: 
 
 /** Records a failed try: the account stays unlinked, due again at `retryAtMs`. */
 export async function markAuthLinkFailed(db: Database, accountId: string, error: string, retryAtMs: number): Promise<void> {
-  await db.query("select cadence.mark_auth_link_failed($1::uuid, $2, $3::timestamptz)", [accountId, error, timestamp(retryAtMs)]);
+  await db.query("select cadence.mark_auth_link_failed($1::uuid, $2, $3::timestamptz)", [accountId, error, sqlTimestamp(retryAtMs)]);
 }

@@ -9,3 +9,8 @@ export interface Database {
   script(text: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A clock reading (epoch milliseconds, as `Deps.now` gives it) as a timestamptz parameter. */
+export function sqlTimestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -49,23 +49,36 @@ export async function readBody(request: Request, limit = BODY_LIMIT_BYTES, deadl
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** The outcome of parsing a JSON body: the value, or why there is none. */
-export type ParsedJson = { ok: true; value: unknown } | { ok: false; reason: "empty" | "invalid" };
-
-/** Parses UTF-8 JSON. An empty or blank body is `empty`; bad UTF-8 or bad JSON is `invalid`. */
-export function parseJson(bytes: Uint8Array): ParsedJson {
+/** Parses a UTF-8 JSON body: `body_required` when it is empty or blank, `invalid_json` for bad UTF-8 or bad JSON. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
-    return { ok: false, reason: "invalid" };
+    throw new Failure("invalid_json");
   }
-  if (text.trim() === "") return { ok: false, reason: "empty" };
+  if (text.trim() === "") throw new Failure("body_required");
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return JSON.parse(text);
   } catch {
-    return { ok: false, reason: "invalid" };
+    throw new Failure("invalid_json");
   }
+}
+
+/**
+ * Reads a request body that must be a JSON object, failing in this order:
+ * `content_type` (not JSON; checked before any byte is read), `body_too_large` (over 64 KiB, while
+ * reading), `body_required` (empty or blank), `invalid_json` (not UTF-8 JSON, or JSON that is not
+ * an object: an array, a string, a number or null is no object to find the fields in).
+ *
+ * @example
+ * const fields = await readJsonObject(c.req.raw);
+ */
+export async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  if (!isJsonContentType(request)) throw new Failure("content_type");
+  const value = parseJsonBody(await readBody(request));
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Failure("invalid_json");
+  return value as Record<string, unknown>;
 }
 
 /** True when the Content-Type names JSON (`application/json`, with or without parameters). */

@@ -1,4 +1,4 @@
-import { escapeHtml } from "./license-email.ts";
+import { codeParagraph, escapeHtml, htmlDocument } from "./html.ts";
 import type { EmailMessage } from "./mailer.ts";
 
 /** The account e-mails Supabase Auth asks Cadence to send; an e-mail change may need two. */
@@ -102,16 +102,10 @@ export function authEmail(email: AuthEmail): EmailMessage {
   if (email.code) text.push("", codeLabel, `    ${email.code}`);
   text.push("", template.closing);
 
-  const html = ["<!doctype html>", '<html><body style="font-family: sans-serif; line-height: 1.5">'];
-  html.push(`<p>${escapeHtml(greeting)}</p>`, `<p>${escapeHtml(intro)}</p>`);
+  const html = [`<p>${escapeHtml(greeting)}</p>`, `<p>${escapeHtml(intro)}</p>`];
   if (link) html.push(`<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`);
-  if (email.code) {
-    html.push(
-      `<p>${escapeHtml(codeLabel)}</p>`,
-      `<p style="font-family: monospace; font-size: 1.4em; letter-spacing: 0.1em"><strong>${escapeHtml(email.code)}</strong></p>`,
-    );
-  }
-  html.push(`<p>${escapeHtml(template.closing)}</p>`, "</body></html>");
+  if (email.code) html.push(`<p>${escapeHtml(codeLabel)}</p>`, codeParagraph(email.code));
+  html.push(`<p>${escapeHtml(template.closing)}</p>`);
 
-  return { to: email.to, subject: template.subject, text: text.join("\n"), html: html.join("\n") };
+  return { to: email.to, subject: template.subject, text: text.join("\n"), html: htmlDocument(html) };
 }

@@ -1,11 +1,5 @@
+import { codeParagraph, escapeHtml, htmlDocument } from "./html.ts";
 import type { EmailMessage } from "./mailer.ts";
-
-const htmlEntities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => htmlEntities[char]);
-}
 
 export interface LicenseEmail {
   to: string;
@@ -40,15 +34,12 @@ export function licenseEmail({ to, name, key }: LicenseEmail): EmailMessage {
     "",
     lines.closing,
   ].join("\n");
-  const html = [
-    "<!doctype html>",
-    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+  const html = htmlDocument([
     `<p>${escapeHtml(lines.greeting(name))}</p>`,
     `<p>${lines.intro}</p>`,
-    `<p style="font-family: monospace; font-size: 1.4em; letter-spacing: 0.1em"><strong>${escapeHtml(key)}</strong></p>`,
+    codeParagraph(key),
     `<p>${lines.howTo}<br><strong>${escapeHtml(to)}</strong></p>`,
     `<p>${lines.closing}</p>`,
-    "</body></html>",
-  ].join("\n");
+  ]);
   return { to, subject: "Your Cadence license key", text, html };
 }

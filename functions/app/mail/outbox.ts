@@ -1,8 +1,7 @@
-import type { AuthUsers } from "../auth-users/auth-users.ts";
-import { type LinkReport, linkPendingAccounts } from "../auth-users/link-auth-user.ts";
+import { type AuthLinkPorts, type LinkReport, linkPendingAccounts } from "../auth-users/link-auth-user.ts";
 import { retryDelayMs } from "../backoff.ts";
-import type { Database } from "../db/database.ts";
-import type { Logger } from "../log.ts";
+import { sqlTimestamp } from "../db/database.ts";
+import { errorMessage } from "../log.ts";
 import type { Mailer } from "./mailer.ts";
 
 /**
@@ -11,18 +10,13 @@ import type { Mailer } from "./mailer.ts";
  */
 export const OUTBOX_LEASE_SECONDS = 300;
 
-/** The ports delivery needs; the app's `Deps` has them all. */
-export interface OutboxPorts {
-  db: Database;
+/**
+ * The ports delivery needs; the app's `Deps` has them all. With `authUsers` (Cadence on Supabase
+ * Auth) a pass also links accounts still without an Auth user.
+ */
+export interface OutboxPorts extends AuthLinkPorts {
   mailer: Mailer;
-  /** The clock, in epoch milliseconds. */
-  now: () => number;
-  log: Logger;
-  /** Supabase Auth, when Cadence runs on it: the pass then also links accounts still without an Auth user. */
-  authUsers?: AuthUsers;
 }
-
-export { retryDelayMs };
 
 interface ClaimedEmail {
   id: string;
@@ -33,14 +27,13 @@ interface ClaimedEmail {
   attempts: number;
 }
 
-const timestamp = (ms: number) => new Date(ms).toISOString();
 
 /** Claims one due row (that row only, when `id` is given), skipping rows other workers hold. */
 async function claim(ports: OutboxPorts, id: string | null): Promise<ClaimedEmail | undefined> {
   const [row] = await ports.db.query<ClaimedEmail>(
     `select id, recipient, subject, text_body, html_body, attempts
      from cadence.claim_emails($1::timestamptz, $2, 1, $3::uuid)`,
-    [timestamp(ports.now()), OUTBOX_LEASE_SECONDS, id],
+    [sqlTimestamp(ports.now()), OUTBOX_LEASE_SECONDS, id],
   );
   return row;
 }
@@ -56,16 +49,16 @@ async function send(ports: OutboxPorts, row: ClaimedEmail): Promise<"sent" | "fa
       idempotencyKey: `cadence-email/${row.id}`,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     await ports.db.query("select cadence.mark_email_failed($1::uuid, $2, $3::timestamptz)", [
       row.id,
       message,
-      timestamp(ports.now() + retryDelayMs(row.attempts)),
+      sqlTimestamp(ports.now() + retryDelayMs(row.attempts)),
     ]);
     ports.log("warn", "email_delivery_failed", { outboxId: row.id, attempts: row.attempts, error: message });
     return "failed";
   }
-  await ports.db.query("select cadence.mark_email_sent($1::uuid, $2::timestamptz)", [row.id, timestamp(ports.now())]);
+  await ports.db.query("select cadence.mark_email_sent($1::uuid, $2::timestamptz)", [row.id, sqlTimestamp(ports.now())]);
   return "sent";
 }
 
@@ -81,7 +74,7 @@ export async function deliverEmail(ports: OutboxPorts, id: string): Promise<"sen
     const row = await claim(ports, id);
     return row ? await send(ports, row) : "not_due";
   } catch (error) {
-    ports.log("error", "email_delivery_failed", { outboxId: id, error: error instanceof Error ? error.message : String(error) });
+    ports.log("error", "email_delivery_failed", { outboxId: id, error: errorMessage(error) });
     return "failed";
   }
 }

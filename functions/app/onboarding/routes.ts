@@ -3,10 +3,10 @@ import { ensureAuthUser } from "../auth-users/link-auth-user.ts";
 import { ErrorMessage } from "../catalogue/schemas.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
-import { parseJson, readBody } from "../http/body.ts";
+import { parseJsonBody, readBody } from "../http/body.ts";
 import { json } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
-import { maskKey } from "../log.ts";
+import { errorMessage, maskKey } from "../log.ts";
 import { deliverEmail } from "../mail/outbox.ts";
 import { enforceLimit } from "../rate-limit/enforce-limit.ts";
 import { limitByIp, perDay, perMinute } from "../rate-limit/middleware.ts";
@@ -58,9 +58,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       if (nonce === undefined || !(await recordNonce(deps.db, nonce, deps.now()))) {
         throw new Failure("invalid_signature");
       }
-      const parsed = parseJson(body);
-      if (!parsed.ok) throw new Failure(parsed.reason === "empty" ? "body_required" : "invalid_json");
-      const input = parseOnboardingRequest(parsed.value);
+      const input = parseOnboardingRequest(parseJsonBody(body));
 
       const limitHeaders = await enforceLimit(deps, PER_EMAIL, input.email);
 
@@ -68,7 +66,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       try {
         onboarded = await onboardAccount(deps, input);
       } catch (error) {
-        deps.log("error", "onboarding_failed", { error: error instanceof Error ? error.message : String(error) });
+        deps.log("error", "onboarding_failed", { error: errorMessage(error) });
         throw new Failure("account_not_created");
       }
       deps.log("info", "account_onboarded", { accountId: onboarded.accountId, key: maskKey(onboarded.key) });

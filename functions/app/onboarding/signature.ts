@@ -1,3 +1,5 @@
+import { hex } from "../hex.ts";
+
 /** The path of the signed onboarding webhook: part of what is signed. */
 export const ONBOARDING_PATH = "/api/v2/automations/create/account";
 /** Spec section 8: x-timestamp may differ from the server clock by this much, either way. */
@@ -42,7 +44,7 @@ function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
  */
 export async function signRequest(secret: string, timestamp: string, nonce: string, body: Uint8Array): Promise<string> {
   const mac = await crypto.subtle.sign("HMAC", await importKey(secret, "sign"), canonicalRequest(timestamp, nonce, body));
-  return Array.from(new Uint8Array(mac), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return hex(mac);
 }
 
 /** Checks the signature headers of one request; resolves to its nonce when they hold, else undefined. */

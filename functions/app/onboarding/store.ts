@@ -1,13 +1,12 @@
-import type { Database } from "../db/database.ts";
+import { type Database, sqlTimestamp } from "../db/database.ts";
 import type { EmailMessage } from "../mail/mailer.ts";
 
-const timestamp = (ms: number) => new Date(ms).toISOString();
 
 /** Records an accepted nonce; false when it was already seen within the window (a replay). */
 export async function recordNonce(db: Database, nonce: string, nowMs: number): Promise<boolean> {
   const [row] = await db.query<{ fresh: boolean }>(
     "select cadence.record_webhook_nonce($1, $2::timestamptz) as fresh",
-    [nonce, timestamp(nowMs)],
+    [nonce, sqlTimestamp(nowMs)],
   );
   return row.fresh;
 }
@@ -28,7 +27,7 @@ export async function onboard(
 ): Promise<OnboardRow> {
   const [row] = await db.query<OnboardRow>(
     "select account_id, key_issued, outbox_id from cadence.onboard($1, $2, $3, $4, $5, $6, $7::timestamptz)",
-    [input.email, input.name, input.key, input.message.subject, input.message.text, input.message.html, timestamp(input.nowMs)],
+    [input.email, input.name, input.key, input.message.subject, input.message.text, input.message.html, sqlTimestamp(input.nowMs)],
   );
   return row;
 }

@@ -10,6 +10,7 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
+import { requirePaired } from "../pairing.ts";
 import { indexProclamations, subsetBody } from "./served.ts";
 
 const ProclamationHeaders = z.object({
@@ -49,9 +50,9 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       if (key === undefined || email === undefined) throw new Failure("not_authorized");
       const headers = ProclamationHeaders.safeParse({ "x-license-key": key.trim(), "x-email": email.trim() });
       if (!headers.success) throw new Failure("not_authorized");
-      const entitlement = await readEntitlement({ key: key.trim(), email: email.trim() });
-      if (entitlement?.outcome === "not_owner") throw new Failure("key_not_yours");
-      if (entitlement?.outcome !== "paired" || entitlement.ids === null) throw new Failure("not_authorized");
+      const entitlement = await readEntitlement({ key: headers.data["x-license-key"]!, email: headers.data["x-email"]! });
+      requirePaired(entitlement?.outcome);
+      if (!entitlement?.ids) throw new Failure("not_authorized");
       return jsonText(subsetBody(await served(), entitlement.ids));
     },
   );

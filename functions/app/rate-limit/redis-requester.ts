@@ -1,5 +1,6 @@
 import type { Requester, UpstashRequest, UpstashResponse } from "@upstash/redis";
 import { ErrorReply } from "redis";
+import { hexDigest } from "../hex.ts";
 
 /** What the requester needs of a Redis connection: node-redis's `sendCommand`. */
 export interface CommandSender {
@@ -37,7 +38,7 @@ export function redisRequester(connection: CommandSender): Requester {
   async function stripped(script: string): Promise<string> {
     if (!script.startsWith(UPSTASH_SHEBANG)) return script;
     const runnable = script.slice(UPSTASH_SHEBANG.length);
-    storedAs.set(await sha1(script), await sha1(runnable));
+    storedAs.set(await hexDigest("SHA-1", script), await hexDigest("SHA-1", runnable));
     return runnable;
   }
 
@@ -70,9 +71,4 @@ export function redisRequester(connection: CommandSender): Requester {
       }
     },
   };
-}
-
-async function sha1(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

@@ -7,6 +7,7 @@ import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { LicenseKey } from "../license-key.ts";
+import { requirePaired } from "../pairing.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
@@ -86,8 +87,8 @@ export function scheduleRoutes(app: App, deps: Deps): void {
       key.data,
       (fingerprint) => readLegacy({ key: key.data, email: email.data, fingerprint }),
     );
-    if (row?.outcome === "not_owner") throw new Failure("key_not_yours");
-    if (row?.outcome !== "paired" || payload === null) throw new Failure("not_authorized");
+    requirePaired(row?.outcome);
+    if (payload === null) throw new Failure("not_authorized");
     // The served body is `{"version":…,…}`: put the e-mail in front rather than serialise it all again.
     return jsonText(`{"email":${JSON.stringify(email.data)},${payload.body.slice(1)}`);
   });

@@ -1,4 +1,5 @@
 import type { ScheduleContent } from "./schemas.ts";
+import { hexDigest } from "../hex.ts";
 
 /** What a version covers: everything a kiosk sees (`blocks` only repeats `daily`). */
 export type VersionedContent = Pick<ScheduleContent, "type" | "daily" | "weekly">;
@@ -22,8 +23,6 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const encoder = new TextEncoder();
-
 /**
  * The schedule's version (and ETag value): SHA-256, in hex, of the canonical JSON of its type,
  * daily and weekly. It depends on content only, so every process and restart agrees on it.
@@ -33,6 +32,5 @@ const encoder = new TextEncoder();
  */
 export async function scheduleVersion(content: VersionedContent): Promise<string> {
   const canonical = canonicalJson({ type: content.type, daily: content.daily, weekly: content.weekly });
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(canonical)));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return await hexDigest("SHA-256", canonical);
 }

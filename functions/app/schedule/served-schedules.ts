@@ -1,4 +1,4 @@
-import { type VersionedPayload, versionedPayloads } from "./versioned-payload.ts";
+import { type VersionedPayload, versionPayload } from "./versioned-payload.ts";
 
 /** Keys (and payloads) kept; a fleet larger than this only costs more transfers. */
 export const SERVED_SCHEDULES_KEPT = 10_000;
@@ -24,10 +24,9 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, capacity: number) {
  *
  * @example
  * const served = servedSchedules();
- * const { payload } = await served.read(key, (fingerprint) => readScheduleIfChanged(db, key, fingerprint));
+ * const { payload } = await served.read(key, async (fingerprint) => (await readSchedulesIfChanged(db, [{ key, fingerprint }]))[0]);
  */
 export function servedSchedules(capacity = SERVED_SCHEDULES_KEPT) {
-  const versioned = versionedPayloads();
   const fingerprints = new Map<string, string>();
   const payloads = new Map<string, VersionedPayload>();
   return {
@@ -40,7 +39,8 @@ export function servedSchedules(capacity = SERVED_SCHEDULES_KEPT) {
       let row = await ask(fingerprints.get(key) ?? null);
       if (row?.fingerprint && row.body === null && !payloads.has(row.fingerprint)) row = await ask(null);
       if (!row?.fingerprint) return { row, payload: null };
-      const payload = row.body === null ? payloads.get(row.fingerprint)! : await versioned(row.body);
+      // Keys of one account share a payload, and equal fingerprints mean equal text: build it once.
+      const payload = payloads.get(row.fingerprint) ?? await versionPayload(row.body!);
       remember(payloads, row.fingerprint, payload, capacity);
       remember(fingerprints, key, row.fingerprint, capacity);
       return { row, payload };

@@ -50,18 +50,3 @@ export async function readLegacySchedulesIfChanged(db: Database, reads: readonly
   );
   return rowsByRead<LegacyScheduleRow>(reads.length, rows);
 }
-
-/** The key's payload fingerprint, with the payload text only when it differs from `fingerprint`; null when the key is unknown. */
-export async function readScheduleIfChanged(db: Database, key: string, fingerprint: string | null) {
-  return (await readSchedulesIfChanged(db, [{ key, fingerprint }]))[0];
-}
-
-/** The stored schedule payload of a license key as JSON text ({type, daily, weekly, blocks}), or null when the key is unknown. */
-export async function readSchedulePayload(db: Database, key: string): Promise<string | null> {
-  return (await readScheduleIfChanged(db, key, null))?.body ?? null;
-}
-
-/** The legacy read of one key and e-mail: the pairing outcome and, when paired, the fingerprint and changed payload. */
-export async function readLegacyIfChanged(db: Database, key: string, email: string, fingerprint: string | null) {
-  return (await readLegacySchedulesIfChanged(db, [{ key, email, fingerprint }]))[0]!;
-}
