@@ -79,7 +79,7 @@ describe("every route under generated bad input", () => {
 
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
 
-  it(`answers ${REQUESTS} generated requests with a spec'd status and a JSON message, never a 500 or a hang`, async () => {
+  it(`answers ${REQUESTS} generated requests with a spec'd status and an application/json message, never a 500 or a hang`, async () => {
     const document = await (await fetch(`${server.url}/api/v2/openapi.json`)).json();
     // Mostly the method each path declares, so most requests reach validation; sometimes any method or path.
     const declared = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
@@ -129,6 +129,8 @@ describe("every route under generated bad input", () => {
       const where = `${method} ${path.slice(0, 120)} -> ${response.status} ${text.slice(0, 200)}`;
       if (!SPECD.has(response.status)) return failures.push(where);
       if (response.status === 204 || response.status === 304 || method === "HEAD") return;
+      // Spec 7: every answer but 304 is application/json.
+      if (!/^application\/json\b/.test(response.headers.get("content-type") ?? "")) return failures.push(`not application/json: ${where}`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
