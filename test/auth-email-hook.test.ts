@@ -5,9 +5,11 @@ import { sendEmailHook } from "../functions/app/auth-hook/send-email-hook.ts";
 import { parseConfig } from "../functions/app/config.ts";
 import type { Database } from "../functions/app/db/database.ts";
 import type { EmailMessage, Mailer } from "../functions/app/mail/mailer.ts";
-import { memoryLogger, testClock } from "./support/app.ts";
+import { memoryLogger } from "./support/app.ts";
+import { testClock } from "./support/clock.ts";
+import { childEnv } from "./support/child-env.ts";
 import { HOOK_SECRET, hookPayload, OTHER_SECRET, signedHookInit, SITE_URL } from "./support/auth-hook.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
+import { freshDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
 import { startServer } from "./support/server.ts";
 import { memoryMailer } from "./support/mailer.ts";
 
@@ -38,8 +40,8 @@ const newEmail = (prefix = "hook") => `${prefix}${++counter}@example.com`;
 const call = (init: RequestInit) => handle(new Request(HOOK_URL, init));
 const send = (payload: unknown, options?: Parameters<typeof signedHookInit>[1]) => call(signedHookInit(payload, options));
 
-const outboxOf = (email: string) =>
-  db.query<{ status: string; subject: string; text_body: string; html_body: string }>(
+const outboxOf = (email: string, on = db) =>
+  on.query<{ status: string; subject: string; text_body: string; html_body: string }>(
     "select status, subject, text_body, html_body from public.email_outbox where recipient = $1 order by created_at",
     [email],
   );
@@ -334,9 +336,10 @@ describe("SEND_EMAIL_HOOK_SECRET", () => {
 });
 
 describe("the auth-email-hook edge function (functions/auth-email-hook/index.ts under Deno)", () => {
+  const own = scopedDatabase();
   it("verifies a signed magic link call, queues it and prints it through the console mailer", async () => {
     const hook = await startServer(
-      { DATABASE_URL: database.url, SEND_EMAIL_HOOK_SECRET: HOOK_SECRET, MAILER: "console" },
+      { DATABASE_URL: own.url, SEND_EMAIL_HOOK_SECRET: HOOK_SECRET, MAILER: "console" },
       "functions/auth-email-hook/index.ts",
     );
     try {
@@ -347,7 +350,7 @@ describe("the auth-email-hook edge function (functions/auth-email-hook/index.ts 
       expect(await response.json()).toEqual({});
       expect(hook.logs()).toContain(`--- e-mail to ${email}\nSubject: Your Cadence sign-in link`);
       expect(hook.logs()).toContain(verifyLink(payload.email_data.token_hash, "magiclink"));
-      expect(await outboxOf(email)).toMatchObject([{ status: "sent" }]);
+      expect(await outboxOf(email, own.db)).toMatchObject([{ status: "sent" }]);
       expect((await fetch(`${hook.url}/auth-email-hook`, signedHookInit(payload, { secret: OTHER_SECRET }))).status).toBe(401);
       expect(hook.logs()).not.toContain(HOOK_SECRET.slice(9));
     } finally {
@@ -359,7 +362,7 @@ describe("the auth-email-hook edge function (functions/auth-email-hook/index.ts 
     const deno = new URL("../node_modules/.bin/deno", import.meta.url).pathname;
     const run = promisify(execFile)(deno, ["run", "-A", "functions/auth-email-hook/index.ts"], {
       cwd: new URL("../", import.meta.url).pathname,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", NO_COLOR: "1", DATABASE_URL: database.url },
+      env: childEnv({ DATABASE_URL: own.url }),
     });
     await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("SEND_EMAIL_HOOK_SECRET: is required") });
   });

@@ -7,8 +7,9 @@ import { parseConfig } from "../functions/app/config.ts";
 import type { Database } from "../functions/app/db/database.ts";
 import { deliverPending } from "../functions/app/mail/outbox.ts";
 import type { RateLimiter } from "../functions/app/rate-limit/limiter.ts";
-import { memoryLogger, testApp, testClock } from "./support/app.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
+import { memoryLogger, testApp } from "./support/app.ts";
+import { testClock } from "./support/clock.ts";
+import { freshDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
 import { startGotrueStub } from "./support/gotrue-stub.ts";
 import { freePort } from "./support/postgres-server.ts";
 import { memoryMailer } from "./support/mailer.ts";
@@ -52,8 +53,8 @@ async function newAccount(email = newEmail("direct")): Promise<{ id: string; ema
   return { id: row.id, email };
 }
 
-const accountOf = async (id: string) =>
-  (await db.query<
+const accountOf = async (id: string, on = db) =>
+  (await on.query<
     { auth_user_id: string | null; auth_link_attempts: number; auth_link_error: string | null; auth_link_due_at: Date | null }
   >(
     "select auth_user_id::text, auth_link_attempts, auth_link_error, auth_link_due_at from public.accounts where id = $1",
@@ -297,8 +298,9 @@ describe("configuration of Supabase Auth", () => {
 });
 
 describe("the entry (functions/api/index.ts under Deno) and Supabase Auth", () => {
+  const own = scopedDatabase();
   it("says once at start-up that it skips Auth users without SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY", async () => {
-    const server = await startServer({ DATABASE_URL: database.url });
+    const server = await startServer({ DATABASE_URL: own.url });
     try {
       expect(server.logs().match(/"event":"auth_users_skipped"/g)).toHaveLength(1);
     } finally {
@@ -308,7 +310,7 @@ describe("the entry (functions/api/index.ts under Deno) and Supabase Auth", () =
 
   it("on Supabase, onboards a signed request into an account linked to its new Auth user", async () => {
     const server = await startServer({
-      DATABASE_URL: database.url,
+      DATABASE_URL: own.url,
       SIGNING_SECRET: SECRET,
       SUPABASE_URL: gotrue.url,
       SUPABASE_SERVICE_ROLE_KEY: SERVICE_ROLE_KEY,
@@ -320,7 +322,7 @@ describe("the entry (functions/api/index.ts under Deno) and Supabase Auth", () =
       expect(response.status).toBe(200);
       const { user_id } = await response.json();
       expect(gotrue.users.get(user_id)?.email).toBe(email);
-      expect((await accountOf(user_id)).auth_user_id).toBe(user_id);
+      expect((await accountOf(user_id, own.db)).auth_user_id).toBe(user_id);
       expect(server.logs()).not.toContain(SERVICE_ROLE_KEY);
     } finally {
       await server.stop();

@@ -2,7 +2,8 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
 import { LicenseResponse } from "../functions/app/license/schemas.ts";
-import { testApp, testClock } from "./support/app.ts";
+import { testApp } from "./support/app.ts";
+import { testClock } from "./support/clock.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 import { aloneAndTogether } from "./support/simultaneous.ts";
 

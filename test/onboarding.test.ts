@@ -4,8 +4,9 @@ import type { RateLimiter } from "../functions/app/rate-limit/limiter.ts";
 import { generateLicenseKey } from "../functions/app/onboarding/license-key-generator.ts";
 import { onboardAccount } from "../functions/app/onboarding/onboard-account.ts";
 import { OnboardingResponse } from "../functions/app/onboarding/schemas.ts";
-import { memoryLogger, testApp, testClock, uniqueIp } from "./support/app.ts";
-import { freshDatabase, pgliteDatabase, type TestDatabase } from "./support/database.ts";
+import { memoryLogger, testApp, uniqueIp } from "./support/app.ts";
+import { testClock } from "./support/clock.ts";
+import { freshDatabase, pgliteDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
 import { memoryMailer } from "./support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "./support/onboarding.ts";
 import { startResendStub } from "./support/resend-stub.ts";
@@ -46,8 +47,8 @@ const accountsOf = (email: string) =>
     "select id::text, email, display_name from public.accounts where lower(email) = lower($1)",
     [email],
   );
-const keysOf = (accountId: string) =>
-  db.query<{ key: string; email: string; active: boolean }>(
+const keysOf = (accountId: string, on = db) =>
+  on.query<{ key: string; email: string; active: boolean }>(
     "select key, email, active from public.license_keys where account_id = $1 order by created_at",
     [accountId],
   );
@@ -265,10 +266,11 @@ describe("POST /api/v2/automations/create/account: rate limits (section 8)", () 
 });
 
 describe("POST /api/v2/automations/create/account against the real entry (Deno), mailing through Resend", () => {
+  const own = scopedDatabase();
   it("onboards with a signed request and posts the key's e-mail to Resend's HTTP API", async () => {
     const resend = await startResendStub();
     const server = await startServer({
-      DATABASE_URL: database.url,
+      DATABASE_URL: own.url,
       SIGNING_SECRET: SECRET,
       MAILER: "resend",
       RESEND_API_KEY: "re_test_key",
@@ -280,7 +282,7 @@ describe("POST /api/v2/automations/create/account against the real entry (Deno),
       const response = await fetch(`${server.url}${ONBOARDING_PATH}`, await signedInit({ email }, { nowMs: Date.now() }));
       expect(response.status).toBe(200);
       const { user_id } = await response.json();
-      const [{ key }] = await keysOf(user_id);
+      const [{ key }] = await keysOf(user_id, own.db);
       expect(resend.received).toHaveLength(1);
       const [sent] = resend.received;
       expect(sent.headers.authorization).toBe("Bearer re_test_key");

@@ -9,8 +9,10 @@ import { retryDelayMs } from "../functions/app/backoff.ts";
 import { deliverEmail, deliverPending, OUTBOX_LEASE_SECONDS } from "../functions/app/mail/outbox.ts";
 import { resendMailer } from "../functions/app/mail/resend-mailer.ts";
 import { openPostgres } from "../functions/app/db/postgres.ts";
-import { memoryLogger, testClock } from "./support/app.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
+import { memoryLogger } from "./support/app.ts";
+import { testClock } from "./support/clock.ts";
+import { childEnv } from "./support/child-env.ts";
+import { freshDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
 import { memoryMailer } from "./support/mailer.ts";
 import { startResendStub } from "./support/resend-stub.ts";
 
@@ -27,17 +29,17 @@ let counter = 0;
 const newRecipient = () => `outbox${++counter}@example.com`;
 const message = (to: string): EmailMessage => licenseEmail({ to, name: "Ada", key: "ABCD-EFGH-JKLM-NPQR" });
 
-async function enqueue(to: string, nowMs: number): Promise<string> {
+async function enqueue(to: string, nowMs: number, on = db): Promise<string> {
   const { subject, text, html } = message(to);
-  const [row] = await db.query<{ id: string }>(
+  const [row] = await on.query<{ id: string }>(
     "select cadence.enqueue_email($1, $2, $3, $4, $5::timestamptz) as id",
     [to, subject, text, html, new Date(nowMs).toISOString()],
   );
   return row.id;
 }
 
-const rowOf = async (id: string) =>
-  (await db.query<{ status: string; attempts: number; last_error: string | null; next_attempt_at: Date; sent_at: Date | null }>(
+const rowOf = async (id: string, on = db) =>
+  (await on.query<{ status: string; attempts: number; last_error: string | null; next_attempt_at: Date; sent_at: Date | null }>(
     "select status, attempts, last_error, next_attempt_at, sent_at from public.email_outbox where id = $1",
     [id],
   ))[0];
@@ -207,40 +209,39 @@ describe("the outbox", () => {
 
 const root = new URL("../", import.meta.url).pathname;
 const deno = `${root}node_modules/.bin/deno`;
-const baseEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", NO_COLOR: "1" };
 
 describe("npm run outbox:deliver (functions/cli/deliver-outbox.ts)", () => {
+  const own = scopedDatabase();
   it("delivers the due e-mails once and prints how many were sent and failed", async () => {
-    await drain();
     const resend = await startResendStub();
     try {
       const to = newRecipient();
-      const id = await enqueue(to, Date.now());
+      const id = await enqueue(to, Date.now(), own.db);
       const { stdout } = await promisify(execFile)(deno, ["run", "-A", "functions/cli/deliver-outbox.ts"], {
         cwd: root,
-        env: { ...baseEnv, DATABASE_URL: database.url, MAILER: "resend", RESEND_API_KEY: "re_cli", RESEND_API_URL: resend.url },
+        env: childEnv({ DATABASE_URL: own.url, MAILER: "resend", RESEND_API_KEY: "re_cli", RESEND_API_URL: resend.url }),
       });
       expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({ sent: 1, failed: 0 });
       expect(resend.received.map((sent) => sent.body.to)).toEqual([[to]]);
-      expect((await rowOf(id)).status).toBe("sent");
+      expect((await rowOf(id, own.db)).status).toBe("sent");
     } finally {
       await resend.stop();
     }
   });
 
   it("refuses to run beside a PGlite server, whose data directory admits one process", async () => {
-    const run = promisify(execFile)(deno, ["run", "-A", "functions/cli/deliver-outbox.ts"], { cwd: root, env: baseEnv });
+    const run = promisify(execFile)(deno, ["run", "-A", "functions/cli/deliver-outbox.ts"], { cwd: root, env: childEnv() });
     await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("DATABASE_URL: is required") });
   });
 });
 
 describe("the outbox edge function (functions/outbox/index.ts)", () => {
+  const own = scopedDatabase();
   it("delivers the due e-mails on each POST, as pg_cron calls it, and refuses other methods", async () => {
-    await drain();
     const resend = await startResendStub();
     const child = spawn(deno, ["run", "-A", "functions/outbox/index.ts"], {
       cwd: root,
-      env: { ...baseEnv, PORT: "0", SUPABASE_DB_URL: database.url, MAILER: "resend", RESEND_API_KEY: "re_fn", RESEND_API_URL: resend.url },
+      env: childEnv({ PORT: "0", SUPABASE_DB_URL: own.url, MAILER: "resend", RESEND_API_KEY: "re_fn", RESEND_API_URL: resend.url }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
@@ -255,7 +256,7 @@ describe("the outbox edge function (functions/outbox/index.ts)", () => {
         child.once("exit", (code) => reject(new Error(`outbox function exited with ${code}:\n${output}`)));
       });
       const to = newRecipient();
-      await enqueue(to, Date.now());
+      await enqueue(to, Date.now(), own.db);
       const url = `http://127.0.0.1:${port}/outbox`;
       expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 1, failed: 0 });
       expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 0, failed: 0 });

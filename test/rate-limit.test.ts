@@ -11,7 +11,8 @@ import { memoryLimiter } from "../functions/app/rate-limit/memory.ts";
 import { openRedisConnection, type RedisConnection } from "../functions/app/rate-limit/redis-connection.ts";
 import { perDay, perMinute } from "../functions/app/rate-limit/middleware.ts";
 import { redisRequester } from "../functions/app/rate-limit/redis-requester.ts";
-import { memoryLogger, testApp, testClock } from "./support/app.ts";
+import { memoryLogger, testApp } from "./support/app.ts";
+import { testClock, utcDayStart } from "./support/clock.ts";
 import { pgliteDatabase } from "./support/database.ts";
 import { freePort } from "./support/postgres-server.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "./support/redis.ts";
@@ -28,8 +29,8 @@ afterAll(async () => {
   await redisServer?.stop();
 });
 
-/** 12:00:15.5 UTC: 44.5 s before the minute window ends, so Retry-After is 45. */
-const START = Date.UTC(2026, 10, 22, 12, 0, 15, 500);
+/** 12:00:15.5 UTC today: 44.5 s before the minute window ends, so Retry-After is 45. */
+const START = utcDayStart() + (12 * 3600 + 15.5) * 1000;
 const silent = memoryLogger().log;
 const unique = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
 const ip = "203.0.113.7";
@@ -162,7 +163,7 @@ for (const subject of stores) {
         const first = await refusal(enforceLimit(deps, rule, ip));
         expect(first.headers["Retry-After"]).toBe("45");
 
-        vi.setSystemTime(Date.UTC(2026, 10, 22, 12, 0, 59, 999));
+        vi.setSystemTime(START + 44_499);
         expect((await refusal(enforceLimit(deps, rule, ip))).headers["Retry-After"]).toBe("1");
 
         vi.setSystemTime(START + 45_000);
@@ -181,7 +182,7 @@ for (const subject of stores) {
         // 11 h 59 min 44.5 s until midnight.
         expect(refused.headers["Retry-After"]).toBe(String(11 * 3600 + 59 * 60 + 45));
 
-        vi.setSystemTime(Date.UTC(2026, 10, 23, 0, 0, 0, 1));
+        vi.setSystemTime(utcDayStart(START) + 24 * 3600_000 + 1);
         expect(await enforceLimit(deps, rule, "someone@example.com")).toMatchObject({ "RateLimit-Remaining": "2" });
       });
     },

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalRequest, signRequest } from "../functions/app/onboarding/signature.ts";
 import { signOnboardingRequest } from "../functions/app/onboarding/signed-request.ts";
 import { recordNonce } from "../functions/app/onboarding/store.ts";
-import { testApp, testClock, uniqueIp } from "./support/app.ts";
+import { testApp, uniqueIp } from "./support/app.ts";
+import { testClock } from "./support/clock.ts";
+import { childEnv } from "./support/child-env.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 import { memoryMailer } from "./support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "./support/onboarding.ts";
@@ -214,7 +216,7 @@ describe("npm run sign (functions/cli/sign-onboarding.ts)", () => {
     const { stdout } = await run(
       `${root}node_modules/.bin/deno`,
       ["run", "--allow-env", "functions/cli/sign-onboarding.ts", "--email", "Curl.User@example.com", "--name", "O'Brien \"Curl\"", "--url", "http://localhost:8000/"],
-      { cwd: root, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", NO_COLOR: "1", SIGNING_SECRET: SECRET } },
+      { cwd: root, env: childEnv({ SIGNING_SECRET: SECRET }) },
     );
     expect(stdout.startsWith("curl -sS -X POST 'http://localhost:8000/api/v2/automations/create/account'")).toBe(true);
     // The shell itself unquotes the arguments, as it would for curl.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
-import { testApp, testClock } from "./support/app.ts";
+import { testApp } from "./support/app.ts";
+import { testClock } from "./support/clock.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 
 let database: TestDatabase;

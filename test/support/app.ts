@@ -3,17 +3,7 @@ import type { Database } from "../../functions/app/db/database.ts";
 import type { Deps } from "../../functions/app/deps.ts";
 import type { Logger } from "../../functions/app/log.ts";
 import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
-
-/** A clock tests move by hand. */
-export function testClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)) {
-  let at = start;
-  return {
-    now: () => at,
-    advance(ms: number) {
-      at += ms;
-    },
-  };
-}
+import { markFakeClocked } from "./clock.ts";
 
 /** A logger that keeps its lines, for tests that inspect what was logged. */
 export function memoryLogger() {
@@ -57,6 +47,7 @@ export function uniqueIp(): string {
  * const response = await request("/api/v2/groups");
  */
 export function testApp(db: Database, overrides: Partial<Deps> = {}) {
+  if (overrides.now && overrides.now !== Date.now) markFakeClocked(db);
   const deps = testDeps(db, overrides);
   const app = createApp(deps);
   return {

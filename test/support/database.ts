@@ -1,9 +1,10 @@
 import postgres from "postgres";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { migrate } from "../../functions/app/db/migrate.ts";
 import { openPglite } from "../../functions/app/db/pglite.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
+import { registerDatabase } from "./clock.ts";
 import { TEMPLATE } from "./global-setup.ts";
 
 let counter = 0;
@@ -33,6 +34,7 @@ export async function freshDatabase(options: { max?: number } = {}): Promise<Tes
   }
   const url = adminUrl.replace(/\/postgres$/, `/${name}`);
   const db = openPostgres(url, { max: options.max ?? 10 });
+  registerDatabase(db, url);
   return {
     db,
     url,
@@ -46,6 +48,20 @@ export async function freshDatabase(options: { max?: number } = {}): Promise<Tes
       }
     },
   };
+}
+
+/**
+ * A fresh database for the calling `describe` block: made before its tests, dropped after. For a
+ * process on the real clock (the entry under Deno, a CLI) in a suite whose app runs on a test
+ * clock: the two never meet on the same rows (see `assertRealClockOnly`). Read its fields inside tests.
+ */
+export function scopedDatabase(): TestDatabase {
+  const scoped = {} as TestDatabase;
+  beforeAll(async () => {
+    Object.assign(scoped, await freshDatabase());
+  });
+  afterAll(() => scoped.drop?.());
+  return scoped;
 }
 
 /** An in-memory PGlite database, migrated and seeded the way `npm start` does it. */

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { unfakedEnv } from "./child-env.ts";
 import { freePort } from "./postgres-server.ts";
 
 export interface RedisServer {
@@ -47,7 +48,7 @@ export async function startRedis(): Promise<RedisServer> {
   const child = spawn(
     binary,
     ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: unfakedEnv() },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { childEnv } from "./child-env.ts";
+import { assertRealClockOnly } from "./clock.ts";
 
 const root = new URL("../../", import.meta.url);
 const deno = new URL("node_modules/.bin/deno", root).pathname;
@@ -29,9 +31,10 @@ export interface RunningServer {
  * await fetch(`${server.url}/api/v2/groups`);
  */
 export async function startServer(env: Record<string, string> = {}, entry = "functions/api/index.ts"): Promise<RunningServer> {
+  for (const url of [env.DATABASE_URL, env.SUPABASE_DB_URL]) if (url) assertRealClockOnly(url);
   const child = spawn(deno, ["run", "-A", ...startV8Flags, entry], {
     cwd: root.pathname,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", NO_COLOR: "1", PORT: "0", ...env },
+    env: childEnv({ PORT: "0", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
