@@ -1,7 +1,8 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { Deps } from "./deps.ts";
-import { Failure, failureResponse } from "./errors.ts";
+import { isUnavailable } from "./db/unavailable.ts";
+import { Failure, failureResponse, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./errors.ts";
 import { allowedMethods } from "./http/allowed-methods.ts";
 import { cors } from "./http/cors.ts";
 import type { Env } from "./http/route.ts";
@@ -26,7 +27,7 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     cors({
       allowHeaders: ["Content-Type", "If-None-Match", "x-license-key", "x-email", "x-timestamp", "x-nonce", "x-signature"],
       allowMethods: ["GET", "POST", "PUT", "OPTIONS"],
-      exposeHeaders: ["ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"],
+      exposeHeaders: ["ETag", "Age", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"],
       maxAgeSeconds: 86400,
     }),
   );
@@ -50,6 +51,10 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
   });
   app.onError((error, c) => {
     if (error instanceof Failure) return failureResponse(error.code, error.headers);
+    // Logged once per outage where it is detected (db/availability.ts), never per request.
+    if (isUnavailable(error)) {
+      return failureResponse("service_unavailable", { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+    }
     const requestId = crypto.randomUUID();
     deps.log("error", "request_failed", {
       requestId,

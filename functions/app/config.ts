@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
 
 const flag = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
@@ -17,6 +18,13 @@ export const configSchema = z
     DATABASE_URL: optionalUrl,
     /** Set by the Supabase platform inside edge functions. */
     SUPABASE_DB_URL: optionalUrl,
+    /** The most a request waits on the database (milliseconds) before it is answered without it. */
+    DATABASE_DEADLINE_MS: z.coerce
+      .number({ message: "must be a number of milliseconds" })
+      .int({ message: "must be a number of milliseconds" })
+      .min(100, { message: "must be at least 100" })
+      .max(60_000, { message: "must be at most 60000" })
+      .default(DEFAULT_DEADLINE_MS),
     SIGNING_SECRET: z.string().min(1).optional(),
     TRUST_PROXY: flag.default(false),
     REDIS_URL: optionalUrl,

@@ -9,6 +9,8 @@ export const failures = {
   rate_limited: [429, { message: "too many requests" }],
   // A rule that fails closed, while its store is down or slow (rate-limit/limiter.ts FailMode).
   rate_limit_unavailable: [503, { message: "rate limiting is unavailable, try again shortly" }],
+  // The database is unavailable and no last known good answer can stand in (db/availability.ts).
+  service_unavailable: [503, { message: "service temporarily unavailable" }],
   body_too_large: [413, { message: "request body must not exceed 64 KiB" }],
   body_timeout: [408, { message: "request body was not received in time" }],
   // Catalogue and schedule pairing (4.2, 4.4).
@@ -37,6 +39,12 @@ export const failures = {
 } as const satisfies Record<string, readonly [number, { message: string } | { error: string }]>;
 
 export type FailureCode = keyof typeof failures;
+
+/**
+ * Retry-After (seconds) of `service_unavailable`: a restart or failover takes seconds, and a
+ * fleet that comes back all at once is what the database least needs right then.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** A failure with a stable code, thrown by use cases and mapped to HTTP in one place. */
 export class Failure extends Error {

@@ -1,9 +1,11 @@
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import { withAvailability } from "./db/availability.ts";
 import { migrate } from "./db/migrate.ts";
 import { openPglite } from "./db/pglite.ts";
 import { openPostgres } from "./db/postgres.ts";
+import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
 import type { Logger } from "./log.ts";
 import { errorMessage } from "./log.ts";
@@ -15,9 +17,10 @@ import { createLimiter } from "./rate-limit/create-limiter.ts";
 export const OUTBOX_SWEEP_MS = 60_000;
 
 function sweepOutbox(deps: Deps) {
-  deliverPending(deps).catch((error) =>
-    deps.log("error", "outbox_sweep_failed", { error: errorMessage(error) }),
-  );
+  deliverPending(deps).catch((error) => {
+    // A database outage is logged once, when it starts (db/availability.ts); the next sweep retries.
+    if (!isUnavailable(error)) deps.log("error", "outbox_sweep_failed", { error: errorMessage(error) });
+  });
 }
 
 export interface Runtime {
@@ -34,6 +37,8 @@ export interface Runtime {
  *   transaction pooler; migrations are `supabase db push`'s job there, and the platform's
  *   X-Forwarded-For is always trusted.
  * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`.
+ * A Postgres gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
+ * layer that fails fast while it is down; PGlite runs in this process and cannot be down.
  * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
  * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
@@ -41,11 +46,12 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
   let db: Database;
   let database: string;
+  const deadlineMs = config.DATABASE_DEADLINE_MS;
   if (config.DATABASE_URL) {
-    db = openPostgres(config.DATABASE_URL, { max: 10 });
+    db = withAvailability(openPostgres(config.DATABASE_URL, { max: 10, deadlineMs }), log);
     database = "postgres (DATABASE_URL)";
   } else if (config.SUPABASE_DB_URL) {
-    db = openPostgres(config.SUPABASE_DB_URL, { max: 5, prepare: false });
+    db = withAvailability(openPostgres(config.SUPABASE_DB_URL, { max: 5, prepare: false, deadlineMs }), log);
     database = "supabase (SUPABASE_DB_URL)";
   } else {
     db = await openPglite(config.DATA_DIR);

@@ -32,12 +32,21 @@ export interface PostgresServer {
   /** Superuser URL of the `postgres` database. */
   url: string;
   port: number;
+  /** Crashes the cluster: `pg_ctl stop -m immediate` (SIGQUIT to the postmaster), waiting until it is gone. */
+  crash(): Promise<void>;
+  /** Starts the cluster again on the same port and data directory, once it is down; resolves when it accepts connections. */
+  start(): Promise<void>;
+  /** Freezes the postmaster and every backend (SIGSTOP): connections open, nothing answers. */
+  pause(): void;
+  /** Lets a paused cluster run again (SIGCONT). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
 /**
  * Starts a throwaway PostgreSQL 15 cluster on a free loopback port, tuned for tests (no fsync).
- * Works as root (runs as the `postgres` user) and as an ordinary user.
+ * Works as root (runs as the `postgres` user) and as an ordinary user. Its faults (crash and
+ * restart, pause and resume) are the real thing, for tests of what the app does meanwhile.
  */
 export async function startPostgresServer(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-pg-"));
@@ -53,22 +62,45 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
     "-c", "max_connections=300", "-c", "shared_buffers=128MB",
   ]);
-  const child: ChildProcess = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let child: ChildProcess;
   let stderr = "";
-  child.stderr?.on("data", (chunk) => (stderr += chunk));
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await waitUntilReady(port, child, () => stderr);
+  async function start() {
+    child = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr?.on("data", (chunk) => (stderr += chunk));
+    await waitUntilReady(port, child, () => stderr);
+  }
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const postmaster = () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  /** Signals the postmaster itself (not `su` in between) and waits for it to exit. */
+  async function signalAndWait(signal: NodeJS.Signals) {
+    if (!running()) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(postmaster(), signal);
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  }
+  /** The postmaster and its children (backends, checkpointer, ...). */
+  const cluster = () => {
+    const pid = postmaster();
+    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n").map((line) => Number(line.trim())).filter((child) => child > 0);
+    return [pid, ...children];
+  };
+  await start();
   return {
-    url,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    crash: () => signalAndWait("SIGQUIT"),
+    start,
+    pause() {
+      for (const pid of cluster()) process.kill(pid, "SIGSTOP");
+    },
+    resume() {
+      for (const pid of cluster()) process.kill(pid, "SIGCONT");
+    },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        // SIGINT is postgres's fast shutdown, sent to the postmaster itself (not to `su` in between).
-        const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
-        process.kill(pid, "SIGINT");
-        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      }
+      // A paused cluster would not see the shutdown; SIGINT is postgres's fast shutdown.
+      if (running()) for (const pid of cluster()) process.kill(pid, "SIGCONT");
+      await signalAndWait("SIGINT");
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
+import { ageHeader } from "../http/last-known-good.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
@@ -9,6 +10,7 @@ import { type CatalogueRead, readCatalogue } from "./store.ts";
 /**
  * How long a catalogue payload is served from memory. Staff edit the catalogue in the dashboard;
  * an edit reaches kiosks within this time, and the database sees one read per payload per period.
+ * While the database is unavailable, the last payload read is served however old, with `Age`.
  */
 export const CATALOGUE_TTL_MS = 5_000;
 
@@ -27,7 +29,10 @@ export function catalogueRoutes(app: App, deps: Deps): void {
       route(
         app,
         createRoute({ method: "get", path, summary, tags: ["catalogue"], responses: { 200: jsonContent(schema, summary) } }),
-        async () => jsonText(await cached()),
+        async () => {
+          const { value, age } = await cached();
+          return jsonText(value, 200, ageHeader(age));
+        },
       );
     }
   }

@@ -1,5 +1,5 @@
 import { rowsByRead } from "../db/batch-while-busy.ts";
-import type { Database } from "../db/database.ts";
+import type { Database, QueryOptions } from "../db/database.ts";
 import type { PairingOutcome } from "../pairing.ts";
 
 /** The catalogue payloads, serialised by Postgres (cadence.*_json), as JSON text. */
@@ -29,12 +29,13 @@ export interface Entitlement {
  * Many entitlement reads in one statement (`batchWhileBusy` gathers them): for each key and
  * e-mail, what cadence.entitled_proclamation_ids answers.
  */
-export async function readEntitlements(db: Database, reads: ReadonlyArray<{ key: string; email: string }>) {
+export async function readEntitlements(db: Database, reads: ReadonlyArray<{ key: string; email: string }>, options?: QueryOptions) {
   const rows = await db.query<Entitlement & { n: string }>(
-    `select r.n, e.outcome, e.ids::text[] as ids
+    `select r.n, e.outcome, to_json(e.ids::text[]) as ids
        from unnest($1::text[], $2::text[]) with ordinality as r(key, email, n)
       cross join lateral cadence.entitled_proclamation_ids(r.key, r.email) as e`,
     [reads.map((read) => read.key), reads.map((read) => read.email)],
+    options,
   );
   return rowsByRead<Entitlement>(reads.length, rows);
 }

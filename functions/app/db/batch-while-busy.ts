@@ -1,3 +1,5 @@
+import type { QueryOptions } from "./database.ts";
+
 /** The most reads one statement answers; more waiting go in the next. Keeps a statement's arrays small. */
 export const MAX_BATCH = 256;
 
@@ -14,15 +16,19 @@ export const MAX_BATCH = 256;
  * poll 12k, against 17k for a bare Deno.serve running `select 1` a request: fewer statements in
  * flight make bigger batches.
  *
- * `run` answers a batch with one result for each input, in order. When it fails, every read of
- * the batch fails with its error.
+ * `run` answers a batch with one result for each input, in order, and gets the `QueryOptions`
+ * that make the statement's deadline count from when the batch's oldest read was asked for: a
+ * read waiting behind a stuck statement is not held past its own bound. When `run` fails, every
+ * read of the batch fails with its error.
  *
  * @example
- * const read = batchWhileBusy((keys: string[]) => readMany(db, keys));
+ * const read = batchWhileBusy((keys: string[], options) => readMany(db, keys, options));
  * const row = await read("DEMO-0000-0000-0001");
  */
-export function batchWhileBusy<In, Out>(run: (inputs: In[]) => Promise<Out[]>): (input: In) => Promise<Out> {
-  let waiting: Array<{ input: In; resolve: (output: Out) => void; reject: (error: unknown) => void }> = [];
+export function batchWhileBusy<In, Out>(
+  run: (inputs: In[], options: QueryOptions) => Promise<Out[]>,
+): (input: In) => Promise<Out> {
+  let waiting: Array<{ input: In; askedAt: number; resolve: (output: Out) => void; reject: (error: unknown) => void }> = [];
   let running = false;
 
   async function send() {
@@ -30,7 +36,7 @@ export function batchWhileBusy<In, Out>(run: (inputs: In[]) => Promise<Out[]>): 
     const batch = waiting.slice(0, MAX_BATCH);
     waiting = waiting.slice(batch.length);
     try {
-      const outputs = await run(batch.map((read) => read.input));
+      const outputs = await run(batch.map((read) => read.input), { askedAt: batch[0].askedAt });
       batch.forEach((read, at) => read.resolve(outputs[at]));
     } catch (error) {
       batch.forEach((read) => read.reject(error));
@@ -41,7 +47,7 @@ export function batchWhileBusy<In, Out>(run: (inputs: In[]) => Promise<Out[]>): 
 
   return (input) =>
     new Promise<Out>((resolve, reject) => {
-      waiting.push({ input, resolve, reject });
+      waiting.push({ input, askedAt: performance.now(), resolve, reject });
       if (!running) send();
     });
 }

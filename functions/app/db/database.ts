@@ -4,10 +4,25 @@
  */
 export interface Database {
   /** Runs one statement with positional parameters (`$1`, `$2`, ...) and returns its rows. */
-  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]>;
+  query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]>;
   /** Runs a script of several statements in one transaction (migrations, seed). */
   script(text: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The default bound on a statement, from when it was asked for to its answer: a kiosk gets an
+ * answer (fresh, last known good, or a 503) within about 2 s whatever the database does.
+ */
+export const DEFAULT_DEADLINE_MS = 2_000;
+
+export interface QueryOptions {
+  /**
+   * When the statement's oldest caller asked for it (`performance.now()`), if it waited before
+   * being sent (a batch behind a running statement): the deadline counts from then, so waiting
+   * and running together stay within one bound. Default: now.
+   */
+  askedAt?: number;
 }
 
 /** A clock reading (epoch milliseconds, as `Deps.now` gives it) as a timestamptz parameter. */

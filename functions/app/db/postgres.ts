@@ -1,5 +1,6 @@
 import postgres from "postgres";
-import type { Database } from "./database.ts";
+import { type Database, DEFAULT_DEADLINE_MS, type QueryOptions } from "./database.ts";
+import { DatabaseUnavailable } from "./unavailable.ts";
 
 export interface PostgresOptions {
   /** Pool size. */
@@ -9,6 +10,36 @@ export interface PostgresOptions {
    * cannot keep them across transactions.
    */
   prepare?: boolean;
+  /**
+   * No statement waits longer than this (milliseconds), counted from `QueryOptions.askedAt`; a
+   * connection attempt gets as long. Past it the statement is cancelled on the server, its
+   * connection replaced, and the caller gets `DatabaseUnavailable`.
+   */
+  deadlineMs?: number;
+}
+
+/**
+ * A one-dimensional array as Postgres's array text (`{"a","b",NULL}`), which the statement casts
+ * (`$1::text[]`): every element quoted and escaped, null as NULL.
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  const element = (value: unknown) =>
+    value === null || value === undefined ? "NULL" : `"${String(value).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+  return `{${values.map(element).join(",")}}`;
+}
+
+/**
+ * Asks the server to cancel a statement (a CancelRequest on a new connection, as `query.cancel()`
+ * sends it), best effort. postgres.js 3.4.9's `cancel()` drops the promise of that request, so a
+ * refused connection would surface as an unhandled rejection, which ends a Deno process; its
+ * canceller returns the promise, which is caught here.
+ */
+function cancelOnServer(pending: unknown) {
+  const query = pending as { canceller?: ((query: unknown) => Promise<unknown>) | null };
+  const canceller = query.canceller;
+  if (!canceller) return;
+  query.canceller = null;
+  canceller(pending).catch(() => {});
 }
 
 /**
@@ -28,30 +59,68 @@ export interface PostgresOptions {
  */
 export function openPostgres(url: string, options: PostgresOptions = {}): Database {
   const prepare = options.prepare ?? true;
-  const clients = Array.from({ length: options.max ?? 10 }, () => ({
-    sql: postgres(url, { max: 1, prepare, onnotice: () => {}, connection: { application_name: "cadence" } }),
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const connect = () => ({
+    sql: postgres(url, {
+      max: 1,
+      prepare,
+      onnotice: () => {},
+      connection: { application_name: "cadence" },
+      connect_timeout: deadlineMs / 1000,
+      // Reconnect at once: postgres.js otherwise waits up to 20 s after repeated failures, which
+      // kept answers wrong for 14-17 s after a restart. The availability layer paces the retries.
+      backoff: () => 0,
+      // postgres.js 3.4.9 reads the array types on each new connection, from a promise nobody
+      // catches; when that read fails (a pooler that cannot reach its server), the connection
+      // serialises arrays wrongly for the rest of its life. Arrays go as text instead (arrayLiteral).
+      fetch_types: false,
+    }),
     inFlight: 0,
-  }));
+  });
+  const clients = Array.from({ length: options.max ?? 10 }, connect);
 
-  async function withClient<T>(work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  /**
+   * A connection whose statement outlived its deadline may be stuck (a paused server, a dead
+   * peer): it is replaced rather than waited on, and whatever else it carried fails now.
+   */
+  function replace(stuck: ReturnType<typeof connect>) {
+    const at = clients.indexOf(stuck);
+    if (at === -1) return;
+    clients[at] = connect();
+    stuck.sql.end({ timeout: 0 }).catch(() => {});
+  }
+
+  async function withClient<T>(work: (client: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
     let client = clients[0];
     for (const candidate of clients) if (candidate.inFlight < client.inFlight) client = candidate;
     client.inFlight++;
     try {
-      return await work(client.sql);
+      return await work(client);
     } finally {
       client.inFlight--;
     }
   }
 
   return {
-    query<Row>(text: string, params: readonly unknown[] = []) {
-      return withClient(async (sql) =>
-        (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare })) as unknown as Row[]
-      );
+    query<Row>(text: string, params: readonly unknown[] = [], { askedAt }: QueryOptions = {}) {
+      const remaining = askedAt === undefined ? deadlineMs : deadlineMs - (performance.now() - askedAt);
+      if (remaining <= 0) return Promise.reject(new DatabaseUnavailable("waited past the deadline"));
+      return withClient((client) => {
+        const values = params.map((value) => Array.isArray(value) ? arrayLiteral(value) : value);
+        const pending = client.sql.unsafe(text, values as postgres.ParameterOrJSON<never>[], { prepare });
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            cancelOnServer(pending);
+            replace(client);
+            reject(new DatabaseUnavailable(`no answer within ${deadlineMs} ms`));
+          }, remaining);
+        });
+        return Promise.race([pending as unknown as Promise<Row[]>, late]).finally(() => clearTimeout(timer));
+      });
     },
     script(text: string) {
-      return withClient(async (sql) => {
+      return withClient(async ({ sql }) => {
         await sql.begin((tx) => tx.unsafe(text));
       });
     },

@@ -5,11 +5,12 @@ import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
+import { ageHeader, type Known, lastKnownGood } from "../http/last-known-good.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
 import { setSystemName } from "./set-system-name.ts";
-import { validateLicense as checkInDatabase, type ValidationInput, validateLicenses } from "./store.ts";
+import { validateLicense as checkInDatabase, type Validation, type ValidationInput, validateLicenses } from "./store.ts";
 import { validateLicense } from "./validate-license.ts";
 
 const rateLimited = jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After");
@@ -17,11 +18,27 @@ const rateLimited = jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-Af
 /** What a body that is not a JSON object is, on the system-name route: an invalid name. */
 const bodyFailuresAsInvalidName = new Set(["content_type", "body_required", "invalid_json"]);
 
+/** How long a successful validation answers for its key and e-mail while the database is unavailable. */
+export const VALIDATION_KEPT_MS = 24 * 60 * 60_000;
+
 /** Sections 4.3 and 4.6: license validation and the kiosk's system name, each rate limited first. */
 export function licenseRoutes(app: App, deps: Deps): void {
   // Validations without a system name are batched while a statement runs (see validateLicenses).
-  const checkBatched = batchWhileBusy((inputs: ValidationInput[]) => validateLicenses(deps.db, inputs));
-  const check = (input: ValidationInput) => input.systemName === null ? checkBatched(input) : checkInDatabase(deps.db, input);
+  const checkBatched = batchWhileBusy((inputs: ValidationInput[], options) => validateLicenses(deps.db, inputs, options));
+  // A pair validated within VALIDATION_KEPT_MS answers as it did then while the database is
+  // unavailable: 10,000 pairs, each a few hundred bytes (key, e-mail, owner's e-mail), 4 MiB at most.
+  // Its last_validated_at is not written then: it keeps the last validation the database recorded.
+  const lastValid = lastKnownGood<Validation>({
+    capacity: 10_000,
+    maxBytes: 4 << 20,
+    sizeOf: (known) => known.outcome === "valid" ? known.ownerEmail.length : 0,
+    maxAgeMs: VALIDATION_KEPT_MS,
+    now: deps.now,
+  });
+  const check = (input: ValidationInput): Promise<Known<Validation>> =>
+    input.systemName === null
+      ? lastValid.read(`${input.key}\n${input.email}`, () => checkBatched(input), (known) => known.outcome === "valid")
+      : checkInDatabase(deps.db, input).then((value) => ({ value, age: null }));
 
   app.use("/api/v2/license", limitByIp(deps, perMinute("license", 10)));
   route(
@@ -39,7 +56,10 @@ export function licenseRoutes(app: App, deps: Deps): void {
         429: rateLimited,
       },
     }),
-    async (c) => json(await validateLicense(check, await readJsonObject(c.req.raw))),
+    async (c) => {
+      const { value, age } = await validateLicense(check, await readJsonObject(c.req.raw));
+      return json(value, 200, ageHeader(age));
+    },
   );
 
   app.use("/api/v2/licenses/:licenseKey/system-name", limitByIp(deps, perMinute("system-name", 10)));

@@ -1,5 +1,5 @@
 import { rowsByRead } from "../db/batch-while-busy.ts";
-import type { Database } from "../db/database.ts";
+import type { Database, QueryOptions } from "../db/database.ts";
 
 /** cadence.validate_license's answer: the first failure in spec order, or a valid key's details. */
 export type Validation =
@@ -45,12 +45,17 @@ export async function validateLicense(db: Database, input: ValidationInput): Pro
  * e-mail) are sent once, as their answers are the same. A system name takes an account lock after
  * the key's, so validations with one are never batched.
  */
-export async function validateLicenses(db: Database, inputs: ReadonlyArray<Omit<ValidationInput, "systemName">>) {
+export async function validateLicenses(
+  db: Database,
+  inputs: ReadonlyArray<Omit<ValidationInput, "systemName">>,
+  options?: QueryOptions,
+) {
   const pair = (input: Omit<ValidationInput, "systemName">) => `${input.key} ${input.email}`;
   const unique = [...new Map(inputs.map((input) => [pair(input), input])).values()];
   const rows = await db.query<{ n: string; outcome: Validation["outcome"]; owner_email: string }>(
     "select n, outcome, owner_email from cadence.validate_licenses($1::text[], $2::text[])",
     [unique.map((input) => input.key), unique.map((input) => input.email)],
+    options,
   );
   const answers = new Map(
     rowsByRead(unique.length, rows).map((row, at) => [pair(unique[at]), validation({ ...row!, system_name_status: "unchanged" })]),

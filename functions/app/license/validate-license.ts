@@ -1,5 +1,6 @@
 import { Email } from "../email.ts";
 import { Failure, type FailureCode } from "../errors.ts";
+import type { Known } from "../http/last-known-good.ts";
 import { LicenseKey } from "../license-key.ts";
 import { type LicenseResponse, SystemName, type SystemNameStatus } from "./schemas.ts";
 import * as store from "./store.ts";
@@ -24,15 +25,16 @@ function requiredString(value: unknown): string | null {
  * the database (no such key can exist); an e-mail that is not an e-mail of at most 254 characters
  * is `user does not exist`, after the key's own checks. The systemName never fails validation.
  *
- * `check` runs the validation in the database (`store.validateLicense`, or batched).
+ * `check` runs the validation in the database (`store.validateLicense`, or batched), or answers
+ * it as it was last answered (its `age`), which the answer keeps.
  *
  * @example
- * const answer = await validateLicense((input) => store.validateLicense(db, input), await readJsonObject(c.req.raw));
+ * const { value } = await validateLicense(async (input) => ({ value: await store.validateLicense(db, input), age: null }), fields);
  */
 export async function validateLicense(
-  check: (input: store.ValidationInput) => Promise<store.Validation>,
+  check: (input: store.ValidationInput) => Promise<Known<store.Validation>>,
   fields: Record<string, unknown>,
-): Promise<LicenseResponse> {
+): Promise<Known<LicenseResponse>> {
   const key = requiredString(fields.license_key);
   if (key === null) throw new Failure("license_key_required");
   const email = requiredString(fields.email_address);
@@ -43,12 +45,12 @@ export async function validateLicense(
   const accountEmail = Email.safeParse(email).success ? email : null;
   const name = fields.systemName === undefined ? undefined : SystemName.safeParse(fields.systemName);
 
-  const validation = await check({
+  const { value: validation, age } = await check({
     key,
     email: accountEmail,
     systemName: name?.success ? name.data : null,
   });
   if (validation.outcome !== "valid") throw new Failure(failureOf[validation.outcome]);
   const systemNameStatus: SystemNameStatus = name === undefined || name.success ? validation.systemNameStatus : "invalid";
-  return { key, email_address: validation.ownerEmail, systemNameStatus };
+  return { value: { key, email_address: validation.ownerEmail, systemNameStatus }, age };
 }

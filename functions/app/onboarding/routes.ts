@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { ensureAuthUser } from "../auth-users/link-auth-user.ts";
 import { ErrorMessage } from "../catalogue/schemas.ts";
 import type { Deps } from "../deps.ts";
+import { isUnavailable } from "../db/unavailable.ts";
 import { Failure } from "../errors.ts";
 import { parseJsonBody, readBody } from "../http/body.ts";
 import { json } from "../http/json.ts";
@@ -31,6 +32,11 @@ const PER_EMAIL = perDay("onboarding-email", 3, "closed");
  */
 export function onboardingRoutes(app: App, deps: Deps): void {
   const verify = signatureVerifier(deps.signingSecret);
+  /** The spec's 500; logged here unless it is a database outage, which is logged once where detected. */
+  const notCreated = (error: unknown) => {
+    if (!isUnavailable(error)) deps.log("error", "onboarding_failed", { error: errorMessage(error) });
+    return new Failure("account_not_created");
+  };
   app.use(ONBOARDING_PATH, limitByIp(deps, PER_IP));
   route(
     app,
@@ -55,9 +61,12 @@ export function onboardingRoutes(app: App, deps: Deps): void {
     async (c) => {
       const body = await readBody(c.req.raw);
       const nonce = await verify(c.req.raw.headers, body, deps.now());
-      if (nonce === undefined || !(await recordNonce(deps.db, nonce, deps.now()))) {
-        throw new Failure("invalid_signature");
-      }
+      if (nonce === undefined) throw new Failure("invalid_signature");
+      // A nonce the database could not record is no replay: the platform retries with a new one.
+      const fresh = await recordNonce(deps.db, nonce, deps.now()).catch((error: unknown) => {
+        throw notCreated(error);
+      });
+      if (!fresh) throw new Failure("invalid_signature");
       const input = parseOnboardingRequest(parseJsonBody(body));
 
       const limitHeaders = await enforceLimit(deps, PER_EMAIL, input.email);
@@ -66,8 +75,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       try {
         onboarded = await onboardAccount(deps, input);
       } catch (error) {
-        deps.log("error", "onboarding_failed", { error: errorMessage(error) });
-        throw new Failure("account_not_created");
+        throw notCreated(error);
       }
       deps.log("info", "account_onboarded", { accountId: onboarded.accountId, key: maskKey(onboarded.key) });
       await deliverEmail(deps, onboarded.outboxId);

@@ -5,14 +5,22 @@ import { Email, normalizeEmail } from "../email.ts";
 import { batchWhileBusy } from "../db/batch-while-busy.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
+import { ageHeader, lastKnownGood } from "../http/last-known-good.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { LicenseKey } from "../license-key.ts";
 import { requirePaired } from "../pairing.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
-import { servedSchedules } from "./served-schedules.ts";
-import { type LegacyScheduleRead, readLegacySchedulesIfChanged, readSchedulesIfChanged, type ScheduleRead } from "./store.ts";
+import { servedBound, servedSchedules } from "./served-schedules.ts";
+import type { VersionedPayload } from "./versioned-payload.ts";
+import {
+  type LegacyScheduleRead,
+  type LegacyScheduleRow,
+  readLegacySchedulesIfChanged,
+  readSchedulesIfChanged,
+  type ScheduleRead,
+} from "./store.ts";
 
 /**
  * Caches may keep the payload but must revalidate it before each use: staff edits reach kiosks on
@@ -62,17 +70,27 @@ const legacySchedule = createRoute({
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
 export function scheduleRoutes(app: App, deps: Deps): void {
   const served = servedSchedules();
-  const readSchedule = batchWhileBusy((reads: ScheduleRead[]) => readSchedulesIfChanged(deps.db, reads));
-  const readLegacy = batchWhileBusy((reads: LegacyScheduleRead[]) => readLegacySchedulesIfChanged(deps.db, reads));
+  // The last payload served per key (and per key and e-mail for the legacy read), for a database
+  // outage: each at most 10,000 entries and 16 MiB of payload text (SERVED_SCHEDULE_BYTES).
+  const lastServed = lastKnownGood<{ payload: VersionedPayload | null }>(servedBound(deps.now));
+  const lastLegacy = lastKnownGood<{ row: LegacyScheduleRow | null; payload: VersionedPayload | null }>(servedBound(deps.now));
+  const readSchedule = batchWhileBusy((reads: ScheduleRead[], options) => readSchedulesIfChanged(deps.db, reads, options));
+  const readLegacy = batchWhileBusy((reads: LegacyScheduleRead[], options) =>
+    readLegacySchedulesIfChanged(deps.db, reads, options)
+  );
 
   app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, perMinute("license-schedule", 10)));
   route(app, licenseSchedule, async (c) => {
     const key = LicenseKey.safeParse(c.req.param("licenseKey"));
     if (!key.success) throw new Failure("unknown_license");
-    const { payload } = await served.read(key.data, (fingerprint) => readSchedule({ key: key.data, fingerprint }));
+    const { value: { payload }, age } = await lastServed.read(
+      key.data,
+      () => served.read(key.data, (fingerprint) => readSchedule({ key: key.data, fingerprint })),
+      (answer) => answer.payload !== null,
+    );
     if (payload === null) throw new Failure("unknown_license");
     const { version, body } = payload;
-    const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL };
+    const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL, ...ageHeader(age) };
     if (ifNoneMatch(c.req.header("if-none-match"), version)) return new Response(null, { status: 304, headers });
     return jsonText(body, 200, headers);
   });
@@ -83,13 +101,14 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     const email = Email.safeParse(normalizeEmail(c.req.query("email") ?? ""));
     const key = LicenseKey.safeParse((c.req.query("licenseKey") ?? c.req.query("key") ?? "").trim());
     if (!email.success || !key.success) throw new Failure("not_authorized");
-    const { row, payload } = await served.read(
-      key.data,
-      (fingerprint) => readLegacy({ key: key.data, email: email.data, fingerprint }),
+    const { value: { row, payload }, age } = await lastLegacy.read(
+      `${key.data}\n${email.data}`,
+      () => served.read(key.data, (fingerprint) => readLegacy({ key: key.data, email: email.data, fingerprint })),
+      (answer) => answer.row?.outcome === "paired" && answer.payload !== null,
     );
     requirePaired(row?.outcome);
     if (payload === null) throw new Failure("not_authorized");
     // The served body is `{"version":…,…}`: put the e-mail in front rather than serialise it all again.
-    return jsonText(`{"email":${JSON.stringify(email.data)},${payload.body.slice(1)}`);
+    return jsonText(`{"email":${JSON.stringify(email.data)},${payload.body.slice(1)}`, 200, ageHeader(age));
   });
 }

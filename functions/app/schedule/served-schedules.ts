@@ -3,6 +3,19 @@ import { type VersionedPayload, versionPayload } from "./versioned-payload.ts";
 /** Keys (and payloads) kept; a fleet larger than this only costs more transfers. */
 export const SERVED_SCHEDULES_KEPT = 10_000;
 
+/** The most payload text a cache of last served schedules holds. */
+export const SERVED_SCHEDULE_BYTES = 16 << 20;
+
+/** The bound of a cache of last served schedules (`lastKnownGood`): its entries and payload bytes. */
+export function servedBound(now: () => number) {
+  return {
+    capacity: SERVED_SCHEDULES_KEPT,
+    maxBytes: SERVED_SCHEDULE_BYTES,
+    sizeOf: (answer: { payload: VersionedPayload | null }) => answer.payload?.body.length ?? 0,
+    now,
+  };
+}
+
 /** A database answer about a key's stored payload: its fingerprint, and its text only if changed. */
 export interface FingerprintedRow {
   fingerprint: string | null;

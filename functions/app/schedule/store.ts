@@ -1,5 +1,5 @@
 import { rowsByRead } from "../db/batch-while-busy.ts";
-import type { Database } from "../db/database.ts";
+import type { Database, QueryOptions } from "../db/database.ts";
 import type { PairingOutcome } from "../pairing.ts";
 
 /** A key's stored payload fingerprint, with the payload text only when it differs from the one held. */
@@ -30,23 +30,25 @@ export interface LegacyScheduleRead extends ScheduleRead {
  * Many polls in one statement (`batchWhileBusy` gathers them): for each, what
  * cadence.license_schedule_if_changed answers, or null when the key is unknown.
  */
-export async function readSchedulesIfChanged(db: Database, reads: readonly ScheduleRead[]) {
+export async function readSchedulesIfChanged(db: Database, reads: readonly ScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<ScheduleRow & { n: string }>(
     `select r.n, s.fingerprint, s.payload::text as body
        from unnest($1::text[], $2::text[]) with ordinality as r(key, held, n)
       cross join lateral cadence.license_schedule_if_changed(r.key, r.held) as s`,
     [reads.map((read) => read.key), reads.map((read) => read.fingerprint)],
+    options,
   );
   return rowsByRead<ScheduleRow>(reads.length, rows);
 }
 
 /** Many legacy polls in one statement: for each, what cadence.legacy_schedule_if_changed answers. */
-export async function readLegacySchedulesIfChanged(db: Database, reads: readonly LegacyScheduleRead[]) {
+export async function readLegacySchedulesIfChanged(db: Database, reads: readonly LegacyScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<LegacyScheduleRow & { n: string }>(
     `select r.n, s.outcome, s.fingerprint, s.payload::text as body
        from unnest($1::text[], $2::text[], $3::text[]) with ordinality as r(key, email, held, n)
       cross join lateral cadence.legacy_schedule_if_changed(r.key, r.email, r.held) as s`,
     [reads.map((read) => read.key), reads.map((read) => read.email), reads.map((read) => read.fingerprint)],
+    options,
   );
   return rowsByRead<LegacyScheduleRow>(reads.length, rows);
 }
