@@ -1,16 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { batchWhileBusy, MAX_BATCH, rowsByRead } from "../functions/app/db/batch-while-busy.ts";
+import type { QueryOptions } from "../functions/app/db/database.ts";
 
 /** A `run` whose statements the test finishes by hand, recording each batch it was given. */
 function manualStatements() {
   const batches: number[][] = [];
+  const options: QueryOptions[] = [];
   const pending: Array<{ finish: () => void; fail: (error: Error) => void }> = [];
-  const run = (inputs: number[]) =>
+  const run = (inputs: number[], given: QueryOptions) =>
     new Promise<string[]>((resolve, reject) => {
       batches.push(inputs);
+      options.push(given);
       pending.push({ finish: () => resolve(inputs.map((input) => `answer ${input}`)), fail: reject });
     });
-  return { run, batches, next: () => pending.shift()! };
+  return { run, batches, options, next: () => pending.shift()! };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -68,6 +71,23 @@ describe("reads batched while a statement runs", () => {
     await settle();
     statements.next().finish();
     expect(await later).toBe("answer 4");
+  });
+
+  it("counts a batch statement's deadline from when its oldest read was asked for, so waiting behind a stuck statement is not extra", async () => {
+    const statements = manualStatements();
+    const read = batchWhileBusy(statements.run);
+    const first = read(1);
+    const before = performance.now();
+    const waiting = [read(2), read(3)];
+    const after = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    statements.next().finish();
+    await first;
+    await settle();
+    expect(statements.options[1].askedAt).toBeGreaterThanOrEqual(before);
+    expect(statements.options[1].askedAt).toBeLessThanOrEqual(after);
+    statements.next().finish();
+    await Promise.all(waiting);
   });
 
   it(`sends at most ${MAX_BATCH} reads in one statement`, async () => {

@@ -22,6 +22,14 @@ describe("configuration", () => {
     expect(() => parseConfig({ MAILER: "smtp" })).toThrow(/MAILER/);
   });
 
+  it("bounds the wait on the database at 2 s by default, DATABASE_DEADLINE_MS between 100 ms and 60 s", () => {
+    expect(parseConfig({}).DATABASE_DEADLINE_MS).toBe(2_000);
+    expect(parseConfig({ DATABASE_DEADLINE_MS: "750" }).DATABASE_DEADLINE_MS).toBe(750);
+    for (const bad of ["50", "60001", "1.5", "soon"]) {
+      expect(() => parseConfig({ DATABASE_DEADLINE_MS: bad })).toThrow(/DATABASE_DEADLINE_MS/);
+    }
+  });
+
   it("requires RESEND_API_KEY with MAILER=resend, and Upstash URL and token together", () => {
     expect(() => parseConfig({ MAILER: "resend" })).toThrow(/RESEND_API_KEY/);
     expect(() => parseConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
