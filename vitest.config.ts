@@ -1,11 +1,31 @@
 import { defineConfig } from "vitest/config";
 
+/** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches. */
+const throughPooler = [
+  "test/license-schedule.test.ts",
+  "test/legacy-schedule.test.ts",
+  "test/schedule-payload.test.ts",
+  "test/served-schedules.test.ts",
+  "test/schedule-version.test.ts",
+  "test/license.test.ts",
+  "test/system-name.test.ts",
+  "test/proclamations.test.ts",
+  "test/onboarding.test.ts",
+  "test/signature.test.ts",
+  "test/hardening/races.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "direct", include: ["test/**/*.test.ts"] } },
+      // The same suites again, the app (and every server they start) reaching Postgres through
+      // PgBouncer in transaction mode, as on Supabase (test/support/database.ts).
+      { extends: true, test: { name: "pooler", include: throughPooler, env: { CADENCE_TEST_THROUGH_POOLER: "1" } } },
+    ],
   },
 });

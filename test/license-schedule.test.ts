@@ -188,7 +188,7 @@ describe("CORS on the license schedule read (browser-based kiosks)", () => {
 
 describe("the license schedule read over HTTP, on the real entry under Deno", () => {
   it("serves the demo reads and a 304", async () => {
-    const server = await startServer({ DATABASE_URL: suite.database.url });
+    const server = await startServer(suite.database.serverEnv);
     try {
       const reads = await Promise.all(
         ["DEMO-0000-0000-0001", "DEMO-0000-0000-0002", "DEMO-0000-0000-0004"].map(async (key) => {

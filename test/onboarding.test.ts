@@ -270,7 +270,7 @@ describe("POST /api/v2/automations/create/account against the real entry (Deno),
   it("onboards with a signed request and posts the key's e-mail to Resend's HTTP API", async () => {
     const resend = await startResendStub();
     const server = await startServer({
-      DATABASE_URL: own.url,
+      ...own.serverEnv,
       SIGNING_SECRET: SECRET,
       MAILER: "resend",
       RESEND_API_KEY: "re_test_key",

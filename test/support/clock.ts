@@ -29,20 +29,23 @@ export function testClock(start = Date.now()) {
   };
 }
 
-/** The URL of each test database, by its pool. */
-const urls = new WeakMap<Database, string>();
-/** Test databases an app on a fake clock has written to. */
+/** The name of each test database, by its pool. */
+const names = new WeakMap<Database, string>();
+/** Test databases (by name) an app on a fake clock has written to. */
 const fakeClocked = new Set<string>();
+
+/** A database's name in its URL: the same database directly and through the pooler. */
+const nameIn = (url: string) => new URL(url).pathname;
 
 /** Lets the guard below know `db`'s URL. */
 export function registerDatabase(db: Database, url: string): void {
-  urls.set(db, url);
+  names.set(db, nameIn(url));
 }
 
 /** Records that an app on a fake clock uses `db`: no real-clock process may then share it. */
 export function markFakeClocked(db: Database): void {
-  const url = urls.get(db);
-  if (url) fakeClocked.add(url);
+  const name = names.get(db);
+  if (name) fakeClocked.add(name);
 }
 
 /**
@@ -51,7 +54,7 @@ export function markFakeClocked(db: Database): void {
  * now), and the real process would meet them at the wrong time: give that process its own database.
  */
 export function assertRealClockOnly(url: string): void {
-  if (fakeClocked.has(url)) {
+  if (fakeClocked.has(nameIn(url))) {
     throw new Error(`${url}: an app on a fake clock wrote to this database; give the real-clock process its own (freshDatabase())`);
   }
 }

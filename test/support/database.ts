@@ -10,10 +10,28 @@ import { TEMPLATE } from "./global-setup.ts";
 let counter = 0;
 
 export interface TestDatabase {
+  /** The app's pool: direct, or through PgBouncer without prepared statements in the `pooler` project. */
   db: Database;
-  /** Superuser URL of this database, for a server process or a second pool. */
+  /** Superuser URL of this database, direct (as staff reach it), for a second pool or a raw client. */
   url: string;
+  /** How a server process reaches this database: `DATABASE_URL`, or `SUPABASE_DB_URL` through the pooler. */
+  serverEnv: Record<string, string>;
   drop(): Promise<void>;
+}
+
+/**
+ * The `pooler` project (vitest.config.ts) runs the suites that matter on Supabase through PgBouncer
+ * in transaction mode, as the edge function reaches Postgres there: the app's pool and every
+ * server the suite starts go through it, without prepared statements.
+ */
+const THROUGH_POOLER = process.env.CADENCE_TEST_THROUGH_POOLER === "1";
+
+function throughPooler(url: string): string {
+  const port = inject("pgPoolerPort");
+  if (!port) throw new Error("the pooler project needs pgbouncer (apt-get install pgbouncer)");
+  const parsed = new URL(url);
+  parsed.port = String(port);
+  return parsed.toString();
 }
 
 /**
@@ -33,11 +51,14 @@ export async function freshDatabase(options: { max?: number } = {}): Promise<Tes
     await admin.end();
   }
   const url = adminUrl.replace(/\/postgres$/, `/${name}`);
-  const db = openPostgres(url, { max: options.max ?? 10 });
+  const db = THROUGH_POOLER
+    ? openPostgres(throughPooler(url), { max: options.max ?? 10, prepare: false })
+    : openPostgres(url, { max: options.max ?? 10 });
   registerDatabase(db, url);
   return {
     db,
     url,
+    serverEnv: THROUGH_POOLER ? { SUPABASE_DB_URL: throughPooler(url) } : { DATABASE_URL: url },
     async drop() {
       await db.close();
       const dropper = postgres(adminUrl, { max: 1, onnotice: () => {} });

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
+import { pgbouncerAvailable, startPgBouncer } from "./pgbouncer.ts";
 import { startPostgresServer } from "./postgres-server.ts";
 
 const root = new URL("../../", import.meta.url);
@@ -11,11 +12,13 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** Superuser URL of the throwaway cluster's `postgres` database. */
     pgAdminUrl: string;
+    /** Port of PgBouncer (transaction mode) in front of that cluster; 0 without pgbouncer. */
+    pgPoolerPort: number;
   }
 }
 
 /**
- * One throwaway Postgres per test run. The template database gets the Supabase shim, then our
+ * One throwaway Postgres per test run (per vitest project), with PgBouncer in front when installed. The template database gets the Supabase shim, then our
  * migrations and seed through the real Supabase CLI, exactly as operators deploy; each test
  * database is a copy of it.
  */
@@ -35,6 +38,13 @@ export default async function setup(project: TestProject) {
     { cwd: root.pathname, stdio: "pipe", env: { ...process.env, SUPABASE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" } },
   );
 
+  // The stand-in for Supabase's transaction pooler, for the suites the `pooler` project runs through it.
+  const pooler = pgbouncerAvailable() ? await startPgBouncer(server.port) : undefined;
+
   project.provide("pgAdminUrl", server.url);
-  return () => server.stop();
+  project.provide("pgPoolerPort", pooler?.port ?? 0);
+  return async () => {
+    await pooler?.stop();
+    await server.stop();
+  };
 }
