@@ -33,6 +33,15 @@ create table if not exists auth.users (
   created_at timestamptz not null default now()
 );
 
+-- As Supabase Auth defines it: the JWT's `sub`, from `request.jwt.claims` (the JSON of every claim,
+-- which the Data API sets for each request), or from the older one-claim setting
+-- `request.jwt.claim.sub` when that is set.
 create or replace function auth.uid() returns uuid
 language sql stable
-as $$ select nullif(current_setting('request.jwt.claim.sub', true), '')::uuid $$;
+as $$
+  select
+  coalesce(
+    nullif(current_setting('request.jwt.claim.sub', true), ''),
+    (nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub')
+  )::uuid
+$$;
