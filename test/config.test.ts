@@ -34,4 +34,11 @@ describe("configuration", () => {
     expect(() => parseConfig({ MAILER: "resend" })).toThrow(/RESEND_API_KEY/);
     expect(() => parseConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
   });
+
+  it("accepts SIGNING_SECRET_PREVIOUS beside SIGNING_SECRET, and refuses it alone", () => {
+    const rotating = parseConfig({ SIGNING_SECRET: "new-secret", SIGNING_SECRET_PREVIOUS: "old-secret" });
+    expect(rotating).toMatchObject({ SIGNING_SECRET: "new-secret", SIGNING_SECRET_PREVIOUS: "old-secret" });
+    expect(parseConfig({ SIGNING_SECRET: "new-secret" }).SIGNING_SECRET_PREVIOUS).toBeUndefined();
+    expect(() => parseConfig({ SIGNING_SECRET_PREVIOUS: "old-secret" })).toThrow(/SIGNING_SECRET_PREVIOUS/);
+  });
 });

@@ -192,6 +192,61 @@ describe("POST /api/v2/automations/create/account without SIGNING_SECRET", () =>
   });
 });
 
+describe("POST /api/v2/automations/create/account while SIGNING_SECRET_PREVIOUS is set (a rotation)", () => {
+  const NEW = "rotated-in-secret-0123456789";
+  let rotating: ReturnType<typeof testApp>["request"];
+  beforeAll(() => {
+    ({ request: rotating } = testApp(database.db, {
+      now: clock.now,
+      signingSecret: NEW,
+      signingSecretPrevious: SECRET,
+      mailer: memoryMailer().mailer,
+    }));
+  });
+
+  it("accepts a request signed with the new secret", async () => {
+    expect((await rotating(ONBOARDING_PATH, await signedInit(body(), { nowMs: clock.now(), secret: NEW }))).status).toBe(200);
+  });
+
+  it("accepts a request signed with the previous secret, within the same skew", async () => {
+    for (const skew of [-300, 0, 300]) {
+      const init = await signedInit(body(), { nowMs: clock.now() + skew * 1000, secret: SECRET });
+      expect((await rotating(ONBOARDING_PATH, init)).status).toBe(200);
+    }
+    const late = await signedInit(body(), { nowMs: clock.now() + 301_000, secret: SECRET });
+    expect(await (await rotating(ONBOARDING_PATH, late)).text()).toBe(INVALID);
+  });
+
+  it("refuses a request signed with neither", async () => {
+    const response = await rotating(ONBOARDING_PATH, await signedInit(body(), { nowMs: clock.now(), secret: "neither-secret" }));
+    expect(response.status).toBe(401);
+    expect(await response.text()).toBe(INVALID);
+  });
+
+  it("spends a nonce for both secrets: used with one, it is a replay with the other", async () => {
+    for (const [first, second] of [[SECRET, NEW], [NEW, SECRET]]) {
+      const nonce = crypto.randomUUID();
+      expect((await rotating(ONBOARDING_PATH, await signedInit(body(), { nowMs: clock.now(), nonce, secret: first }))).status).toBe(200);
+      const replay = await rotating(ONBOARDING_PATH, await signedInit(body(), { nowMs: clock.now(), nonce, secret: second }));
+      expect(replay.status).toBe(401);
+      expect(await replay.text()).toBe(INVALID);
+    }
+  });
+
+  it("refuses the previous secret once it is removed: only SIGNING_SECRET signs", async () => {
+    const { request: rotated } = testApp(database.db, { now: clock.now, signingSecret: NEW, mailer: memoryMailer().mailer });
+    const response = await rotated(ONBOARDING_PATH, await signedInit(body(), { nowMs: clock.now(), secret: SECRET }));
+    expect(response.status).toBe(401);
+    expect((await rotated(ONBOARDING_PATH, await signedInit(body(), { nowMs: clock.now(), secret: NEW }))).status).toBe(200);
+  });
+
+  it("verifies nothing with only a previous secret: without SIGNING_SECRET every request is refused", async () => {
+    const { request: unset } = testApp(database.db, { now: clock.now, signingSecretPrevious: SECRET, mailer: memoryMailer().mailer });
+    const response = await unset(ONBOARDING_PATH, await signedInit(body(), { nowMs: clock.now(), secret: SECRET }));
+    expect(response.status).toBe(401);
+  });
+});
+
 describe("cadence.record_webhook_nonce", () => {
   it("remembers a nonce for the whole two-sided window of 600 seconds, then forgets it", async () => {
     const nonce = crypto.randomUUID();

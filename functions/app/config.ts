@@ -26,6 +26,8 @@ export const configSchema = z
       .max(60_000, { message: "must be at most 60000" })
       .default(DEFAULT_DEADLINE_MS),
     SIGNING_SECRET: z.string().min(1).optional(),
+    /** The onboarding secret being rotated out, accepted beside SIGNING_SECRET until it is removed. */
+    SIGNING_SECRET_PREVIOUS: z.string().min(1).optional(),
     TRUST_PROXY: flag.default(false),
     REDIS_URL: optionalUrl,
     UPSTASH_REDIS_REST_URL: optionalUrl,
@@ -58,6 +60,9 @@ export const configSchema = z
         path: [env.SUPABASE_URL ? "SUPABASE_SERVICE_ROLE_KEY" : "SUPABASE_URL"],
         message: "SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY go together",
       });
+    }
+    if (env.SIGNING_SECRET_PREVIOUS && !env.SIGNING_SECRET) {
+      ctx.addIssue({ code: "custom", path: ["SIGNING_SECRET_PREVIOUS"], message: "is only accepted beside SIGNING_SECRET (the new secret)" });
     }
     if (env.MAILER === "resend" && !env.RESEND_API_KEY) {
       ctx.addIssue({ code: "custom", path: ["RESEND_API_KEY"], message: "is required when MAILER=resend" });

@@ -17,6 +17,8 @@ export interface Deps {
   mailer: Mailer;
   /** The onboarding webhook's HMAC secret; without it every onboarding request is refused. */
   signingSecret?: string;
+  /** The secret being rotated out: accepted as `signingSecret` is until the operator removes it. */
+  signingSecretPrevious?: string;
   /** Supabase Auth, when Cadence runs on it: each onboarded account becomes an Auth user. */
   authUsers?: AuthUsers;
 }

@@ -31,7 +31,7 @@ const PER_EMAIL = perDay("onboarding-email", 3, "closed");
  * delivery, then the account's Supabase Auth user (when on Supabase), neither failing the answer.
  */
 export function onboardingRoutes(app: App, deps: Deps): void {
-  const verify = signatureVerifier(deps.signingSecret);
+  const verify = signatureVerifier(deps.signingSecret, deps.signingSecretPrevious);
   /** The spec's 500; logged here unless it is a database outage, which is logged once where detected. */
   const notCreated = (error: unknown) => {
     if (!isUnavailable(error)) deps.log("error", "onboarding_failed", { error: errorMessage(error) });

@@ -51,25 +51,31 @@ export async function signRequest(secret: string, timestamp: string, nonce: stri
 export type SignatureVerifier = (headers: Headers, body: Uint8Array, nowMs: number) => Promise<string | undefined>;
 
 /**
- * A verifier for `secret` (imported once). It checks the three headers' form, the timestamp's skew
- * (300 s passes, 301 s fails, either way) and the HMAC over the raw body, compared in constant time
- * by Web Crypto's `verify`. Without a secret (or with an empty one) nothing verifies. Recording the nonce is the caller's
- * next step, so only a request that proved the secret can use up a nonce.
+ * A verifier for `secret` and, while a rotation is under way, `previous` (each imported once). It
+ * checks the three headers' form, the timestamp's skew (300 s passes, 301 s fails, either way) and
+ * the HMAC over the raw body, compared in constant time by Web Crypto's `verify`. Both secrets are
+ * always tried, so the answer's timing does not tell which one signed. Without a secret (or with an
+ * empty one) nothing verifies, whatever `previous` is. Recording the nonce is the caller's next
+ * step, in one table whichever secret signed, so only a request that proved a secret can use up a
+ * nonce, and a nonce used with one secret is spent for the other.
  *
  * @example
- * const verify = signatureVerifier(config.SIGNING_SECRET);
+ * const verify = signatureVerifier(config.SIGNING_SECRET, config.SIGNING_SECRET_PREVIOUS);
  * const nonce = await verify(request.headers, body, Date.now());
  */
-export function signatureVerifier(secret: string | undefined): SignatureVerifier {
-  const key = secret ? importKey(secret, "verify") : undefined;
+export function signatureVerifier(secret: string | undefined, previous?: string): SignatureVerifier {
+  const secrets = secret ? [secret, ...(previous ? [previous] : [])] : [];
+  const keys = secrets.map((candidate) => importKey(candidate, "verify"));
   return async function verifySignature(headers, body, nowMs) {
-    if (!key) return undefined;
+    if (keys.length === 0) return undefined;
     const timestamp = headers.get("x-timestamp") ?? "";
     const nonce = headers.get("x-nonce") ?? "";
     const signature = headers.get("x-signature") ?? "";
     if (!TIMESTAMP.test(timestamp) || !NONCE.test(nonce) || !SIGNATURE.test(signature)) return undefined;
     if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > MAX_SKEW_SECONDS) return undefined;
-    const valid = await crypto.subtle.verify("HMAC", await key, hexToBytes(signature), canonicalRequest(timestamp, nonce, body));
-    return valid ? nonce : undefined;
+    const digest = hexToBytes(signature);
+    const signed = canonicalRequest(timestamp, nonce, body);
+    const valid = await Promise.all(keys.map(async (key) => crypto.subtle.verify("HMAC", await key, digest, signed)));
+    return valid.includes(true) ? nonce : undefined;
   };
 }
