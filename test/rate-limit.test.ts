@@ -73,7 +73,7 @@ const stores: StoreUnderTest[] = [
     },
   },
   {
-    name: "Redis (REDIS_URL, @upstash/ratelimit through the Redis requester)",
+    name: "Redis (REDIS_URL, the fixed-window script through the Redis requester)",
     requiresRedis: true,
     async open() {
       const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, () => Date.now());
@@ -108,7 +108,7 @@ for (const subject of stores) {
     `fixed window of 10 per minute per client IP, on the ${subject.name} store${subject.requiresRedis ? needsRedis : ""}`,
     () => {
       let opened: Awaited<ReturnType<StoreUnderTest["open"]>>;
-      // @upstash/ratelimit reads Date.now() itself, so the clock every store sees is the faked Date.
+      // The Redis store reads Date.now() itself, as @upstash/ratelimit does, so every store sees the faked Date.
       const deps = { get limiter() { return opened.store.limiter; }, now: () => Date.now() };
       beforeAll(async () => {
         opened = await subject.open();
@@ -199,35 +199,6 @@ describe.skipIf(!haveRedis)(`the Redis requester, on a stock redis-server${needs
     connection.close();
   });
 
-  const shebangScript = "#!lua flags=allow-key-locking\nreturn redis.call('INCR', KEYS[1])";
-
-  it("strips the Upstash-only shebang line, which stock Redis refuses", async () => {
-    const key = unique("counter");
-    await expect(client.sendCommand(["EVAL", shebangScript, "1", key])).rejects.toThrow(/Unexpected flag/);
-
-    const requester = redisRequester(client);
-    expect(await requester.request({ body: ["eval", shebangScript, 1, key] })).toEqual({ result: 1 });
-  });
-
-  it("runs a script it has seen by the hash the library knows, so a check stays one round trip", async () => {
-    const key = unique("counter");
-    const requester = redisRequester(client);
-    const libraryHash = createHash("sha1").update(shebangScript).digest("hex");
-
-    expect(await requester.request({ body: ["evalsha", libraryHash, 1, key] })).toEqual({
-      error: expect.stringMatching(/^NOSCRIPT/),
-    });
-    expect(await requester.request({ body: ["eval", shebangScript, 1, key] })).toEqual({ result: 1 });
-    expect(await requester.request({ body: ["evalsha", libraryHash, 1, key] })).toEqual({ result: 2 });
-  });
-
-  it("loads scripts without the shebang line too (SCRIPT LOAD)", async () => {
-    const requester = redisRequester(client);
-    const loaded = await requester.request({ body: ["script", "load", shebangScript] });
-    const runnable = shebangScript.slice(shebangScript.indexOf("\n") + 1);
-    expect(loaded).toEqual({ result: createHash("sha1").update(runnable).digest("hex") });
-  });
-
   it("answers as Upstash's REST API does: RESP2 shapes, nil as null, Redis errors as {error}", async () => {
     const requester = redisRequester(client);
     const hash = unique("hash");
@@ -239,7 +210,7 @@ describe.skipIf(!haveRedis)(`the Redis requester, on a stock redis-server${needs
     expect(await requester.request({ body: ["nosuchcommand"] })).toEqual({ error: expect.stringMatching(/^ERR unknown command/) });
   });
 
-  it("after the first EVAL, @upstash/ratelimit's checks run by hash: one EVAL for many checks", async () => {
+  it("after the first EVAL, checks run by hash: one EVAL, then one EVALSHA a call", async () => {
     const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, Date.now);
     try {
       await client.sendCommand(["SCRIPT", "FLUSH"]);
@@ -253,9 +224,48 @@ describe.skipIf(!haveRedis)(`the Redis requester, on a stock redis-server${needs
       store.close();
     }
   });
+
+  it("simultaneous checks share calls: 500 checks from 50 clients on two rules cost a few commands, and count exactly", async () => {
+    const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, Date.now);
+    try {
+      const rules = [perMinute(unique("license"), 10), perMinute(unique("schedule"), 10)];
+      await store.limiter.limit(perMinute(unique("warm-up"), 10), ip);
+      await client.sendCommand(["CONFIG", "RESETSTAT"]);
+      const clients = Array.from({ length: 50 }, (_, n) => `198.51.100.${n}`);
+      const checks = rules.flatMap((rule) => clients.flatMap((address) => Array.from({ length: 5 }, () => ({ rule, address }))));
+      const results = await Promise.all(checks.map(({ rule, address }) => store.limiter.limit(rule, address)));
+      expect(results.every((result) => result.success)).toBe(true);
+      expect(results.map((result) => result.remaining).sort()).toEqual(
+        Array.from({ length: 100 }, () => [9, 8, 7, 6, 5]).flat().sort(),
+      );
+      const calls = Number(/cmdstat_evalsha:calls=(\d+),/.exec(String(await client.sendCommand(["INFO", "commandstats"])))?.[1]);
+      expect(calls).toBeGreaterThanOrEqual(2);
+      expect(calls).toBeLessThanOrEqual(5);
+      const sixth = await Promise.all(rules.map((rule) => store.limiter.limit(rule, clients[0])));
+      expect(sixth.map((result) => result.remaining)).toEqual([4, 4]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("counts in the keys @upstash/ratelimit uses, so both share counts during a rolling deploy", async () => {
+    const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, Date.now);
+    try {
+      const rule = perMinute(unique("license"), 10);
+      const { reset } = await store.limiter.limit(rule, ip);
+      const window = reset / rule.windowMs - 1;
+      const key = `cadence:ratelimit:${rule.name}:${ip}:${window}`;
+      expect(await client.sendCommand(["GET", key])).toBe("1");
+      const ttl = Number(await client.sendCommand(["PTTL", key]));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    } finally {
+      store.close();
+    }
+  });
 });
 
-describe.skipIf(!haveRedis)(`Upstash over HTTP: what @upstash/ratelimit sends to the REST API${needsRedis}`, () => {
+describe.skipIf(!haveRedis)(`Upstash over HTTP: what the limiter sends to the REST API${needsRedis}`, () => {
   let backend: RedisConnection;
   let stub: UpstashStub;
   beforeAll(async () => {
@@ -267,7 +277,7 @@ describe.skipIf(!haveRedis)(`Upstash over HTTP: what @upstash/ratelimit sends to
     backend.close();
   });
 
-  it("POSTs JSON command arrays with the Bearer token: EVALSHA first, then on NOSCRIPT the script as shipped", async () => {
+  it("POSTs JSON command arrays with the Bearer token: EVALSHA first, then on NOSCRIPT the script itself", async () => {
     await backend.client.sendCommand(["SCRIPT", "FLUSH"]);
     stub.requests.length = 0;
     const store = await createLimiter(
@@ -294,11 +304,37 @@ describe.skipIf(!haveRedis)(`Upstash over HTTP: what @upstash/ratelimit sends to
     );
     const [evalsha, evalScript, again] = commands;
     const key = expect.stringMatching(new RegExp(`^cadence:ratelimit:${rule.name}:${ip}:\\d+$`));
-    expect(evalsha).toEqual(["evalsha", expect.stringMatching(/^[0-9a-f]{40}$/), 1, key, 10, 60000, 1]);
-    expect(evalScript).toEqual(["eval", expect.stringMatching(/^#!lua flags=allow-key-locking\n/), 1, key, 10, 60000, 1]);
+    expect(evalsha).toEqual(["evalsha", expect.stringMatching(/^[0-9a-f]{40}$/), 1, key, "60000"]);
+    expect(evalScript).toEqual(["eval", expect.stringContaining('redis.call("INCR", key)'), 1, key, "60000"]);
     expect(createHash("sha1").update(String(evalScript[1])).digest("hex")).toBe(evalsha[1]);
     expect(again).toEqual(evalsha);
     expect(commands).toHaveLength(3);
+  });
+
+  it("with Upstash 2 ms away, 1,000 checks of a busy fleet share HTTP calls and commands", async () => {
+    const distant = await startUpstashStub(redisRequester(backend.client), "the-rest-token", { delayMs: 2 });
+    const store = await createLimiter({ UPSTASH_REDIS_REST_URL: distant.url, UPSTASH_REDIS_REST_TOKEN: distant.token }, silent, Date.now);
+    try {
+      const rule = perMinute(unique("license"), 10);
+      await store.limiter.limit(rule, "warm-up");
+      distant.requests.length = 0;
+      let passed = 0;
+      for (let wave = 0; wave < 20; wave++) {
+        const results = await Promise.all(Array.from({ length: 50 }, (_, n) => store.limiter.limit(rule, `10.20.${wave}.${n}`)));
+        passed += results.filter((result) => result.success).length;
+      }
+      expect(passed).toBe(1000);
+      const commands = distant.requests.flatMap((request) =>
+        request.path === "/pipeline" ? (request.body as unknown[][]) : [request.body as unknown[]]
+      );
+      // One EVALSHA per check would be 1,000 commands (and, auto-pipelined, up to 1,000 calls).
+      expect(commands.length).toBeLessThanOrEqual(100);
+      expect(distant.requests.length).toBeLessThanOrEqual(100);
+      console.log(`upstash stub (2 ms): 1000 checks, ${distant.requests.length} HTTP calls, ${commands.length} commands`);
+    } finally {
+      store.close();
+      await distant.stop();
+    }
   });
 
   it("a wrong token is a store failure: kiosk rules fail open, onboarding rules fail closed with 503", async () => {

@@ -3,10 +3,10 @@ import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import { withAvailability } from "./db/availability.ts";
 import { migrate } from "./db/migrate.ts";
-import { openPglite } from "./db/pglite.ts";
 import { openPostgres } from "./db/postgres.ts";
 import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
+import { importOptional } from "./import-optional.ts";
 import type { Logger } from "./log.ts";
 import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
@@ -54,6 +54,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     db = withAvailability(openPostgres(config.SUPABASE_DB_URL, { max: 5, prepare: false, deadlineMs }), log);
     database = "supabase (SUPABASE_DB_URL)";
   } else {
+    const { openPglite } = await importOptional<typeof import("./db/pglite.ts")>(new URL("./db/pglite.ts", import.meta.url));
     db = await openPglite(config.DATA_DIR);
     database = `pglite (${config.DATA_DIR})`;
   }

@@ -28,13 +28,18 @@ type Reply = { result?: unknown; error?: string };
  * `{result}` (200) or `{error}` (400); `POST /pipeline` with an array of commands answers an array
  * of those; a wrong `Authorization: Bearer` token gets 401; with `Upstash-Encoding: base64` every
  * string in a result except "OK" is base64. Commands run on `backend`, a real Redis behind
- * `redisRequester`, as Upstash runs them on its own Redis.
+ * `redisRequester`, as Upstash runs them on its own Redis. `delayMs` holds each answer back that
+ * long, as the network to Upstash would.
  *
  * @example
  * const stub = await startUpstashStub(redisRequester(client));
  * const redis = new Redis({ url: stub.url, token: stub.token });
  */
-export async function startUpstashStub(backend: Requester, token = "stub-token"): Promise<UpstashStub> {
+export async function startUpstashStub(
+  backend: Requester,
+  token = "stub-token",
+  options: { delayMs?: number } = {},
+): Promise<UpstashStub> {
   const requests: RecordedRequest[] = [];
   const run = (command: unknown): Promise<Reply> => backend.request({ body: command });
 
@@ -51,6 +56,8 @@ export async function startUpstashStub(backend: Requester, token = "stub-token")
       body: text ? JSON.parse(text) : undefined,
     };
     requests.push(recorded);
+    // A round trip to a real Upstash region takes milliseconds, not the microseconds of loopback.
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     const send = (status: number, body: unknown) => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify(body));

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ErrorMessage } from "../catalogue/schemas.ts";
-import { batchWhileBusy } from "../db/batch-while-busy.ts";
+import { batchWhileBusy } from "../batch-while-busy.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";

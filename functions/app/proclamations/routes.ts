@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorMessage, Proclamation } from "../catalogue/schemas.ts";
 import { CATALOGUE_TTL_MS } from "../catalogue/routes.ts";
 import { type Entitlement, readCatalogue, readEntitlements } from "../catalogue/store.ts";
-import { batchWhileBusy } from "../db/batch-while-busy.ts";
+import { batchWhileBusy } from "../batch-while-busy.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";

@@ -15,7 +15,7 @@ export interface BoundedLimiterOptions {
  * answering and when it answers again, not once per request, so an outage cannot flood the log.
  *
  * @example
- * const limiter = boundedLimiter(upstashLimiter(redis), { timeoutMs: 500, store: "upstash", log });
+ * const limiter = boundedLimiter(redisLimiter(redis), { timeoutMs: 500, store: "upstash", log });
  */
 export function boundedLimiter(store: RateLimiter, options: BoundedLimiterOptions): RateLimiter {
   const { timeoutMs, log } = options;

@@ -1,12 +1,11 @@
 import { Redis } from "@upstash/redis";
 import type { Config } from "../config.ts";
+import { importOptional } from "../import-optional.ts";
 import type { Logger } from "../log.ts";
 import { boundedLimiter } from "./bounded-limiter.ts";
 import type { RateLimiter } from "./limiter.ts";
 import { memoryLimiter } from "./memory.ts";
-import { openRedisConnection } from "./redis-connection.ts";
-import { redisRequester } from "./redis-requester.ts";
-import { upstashLimiter } from "./upstash.ts";
+import { redisLimiter } from "./redis-limiter.ts";
 
 /**
  * The longest a request waits for a networked store. An Upstash round trip from the edge takes a
@@ -27,7 +26,8 @@ export interface LimiterStore {
 /**
  * Chooses the rate-limit store from the configuration:
  * - `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`: Upstash over its REST API (production);
- * - else `REDIS_URL`: a plain Redis, running the same @upstash/ratelimit scripts through `redisRequester`;
+ * - else `REDIS_URL`: a plain Redis, running the same script through `redisRequester`, imported only
+ *   then (node-redis is no part of the edge function);
  * - else memory, for the single-process local server.
  * Networked stores are bounded by `STORE_TIMEOUT_MS`.
  *
@@ -48,12 +48,16 @@ export async function createLimiter(
       enableTelemetry: false,
     });
     return {
-      limiter: boundedLimiter(upstashLimiter(redis), { timeoutMs: STORE_TIMEOUT_MS, store: "upstash", log }),
+      limiter: boundedLimiter(redisLimiter(redis), { timeoutMs: STORE_TIMEOUT_MS, store: "upstash", log }),
       describe: "upstash (UPSTASH_REDIS_REST_URL)",
       close: () => {},
     };
   }
   if (config.REDIS_URL) {
+    const { openRedisConnection } = await importOptional<typeof import("./redis-connection.ts")>(
+      new URL("./redis-connection.ts", import.meta.url),
+    );
+    const { redisRequester } = await importOptional<typeof import("./redis-requester.ts")>(new URL("./redis-requester.ts", import.meta.url));
     const connection = await openRedisConnection(config.REDIS_URL, {
       commandTimeoutMs: STORE_TIMEOUT_MS,
       connectWaitMs: CONNECT_WAIT_MS,
@@ -61,7 +65,7 @@ export async function createLimiter(
     });
     const redis = new Redis(redisRequester(connection.client));
     return {
-      limiter: boundedLimiter(upstashLimiter(redis), { timeoutMs: STORE_TIMEOUT_MS, store: "redis", log }),
+      limiter: boundedLimiter(redisLimiter(redis), { timeoutMs: STORE_TIMEOUT_MS, store: "redis", log }),
       describe: "redis (REDIS_URL)",
       close: connection.close,
     };

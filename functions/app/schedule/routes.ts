@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorMessage } from "../catalogue/schemas.ts";
 import type { Deps } from "../deps.ts";
 import { Email, normalizeEmail } from "../email.ts";
-import { batchWhileBusy } from "../db/batch-while-busy.ts";
+import { batchWhileBusy } from "../batch-while-busy.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { ageHeader, lastKnownGood } from "../http/last-known-good.ts";

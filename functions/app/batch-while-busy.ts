@@ -1,6 +1,9 @@
-import type { QueryOptions } from "./database.ts";
+import type { QueryOptions } from "./db/database.ts";
 
-/** The most reads one statement answers; more waiting go in the next. Keeps a statement's arrays small. */
+/**
+ * The most reads one statement (or one rate-limit script call) answers; more waiting go in the
+ * next. Keeps a statement's arrays small.
+ */
 export const MAX_BATCH = 256;
 
 /**
