@@ -41,4 +41,19 @@ describe("configuration", () => {
     expect(parseConfig({ SIGNING_SECRET: "new-secret" }).SIGNING_SECRET_PREVIOUS).toBeUndefined();
     expect(() => parseConfig({ SIGNING_SECRET_PREVIOUS: "old-secret" })).toThrow(/SIGNING_SECRET_PREVIOUS/);
   });
+
+  it("reads CLIENT_IP_HEADER in any case, as x-forwarded-for, x-forwarded-for:N, x-real-ip or cf-connecting-ip", () => {
+    expect(parseConfig({}).CLIENT_IP_HEADER).toBeUndefined();
+    expect(parseConfig({ CLIENT_IP_HEADER: "CF-Connecting-IP" }).CLIENT_IP_HEADER).toEqual({ name: "cf-connecting-ip", header: "cf-connecting-ip", fromRight: null });
+    expect(parseConfig({ CLIENT_IP_HEADER: "x-forwarded-for:2" }).CLIENT_IP_HEADER).toEqual({ name: "x-forwarded-for:2", header: "x-forwarded-for", fromRight: 2 });
+    expect(parseConfig({ CLIENT_IP_HEADER: "x-real-ip" }).CLIENT_IP_HEADER?.header).toBe("x-real-ip");
+    for (const bad of ["forwarded", "x-forwarded-for:0", "x-forwarded-for:-1", "x-forwarded-for:100", "x-real-ip:1"]) {
+      expect(() => parseConfig({ CLIENT_IP_HEADER: bad }), bad).toThrow(/CLIENT_IP_HEADER/);
+    }
+  });
+
+  it("refuses CLIENT_IP_HEADER with TRUST_PROXY=true: one of them names where the client IP comes from", () => {
+    expect(() => parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "true" })).toThrow(/CLIENT_IP_HEADER/);
+    expect(parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "false" }).CLIENT_IP_HEADER?.name).toBe("x-real-ip");
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
+import { ClientIpHeader } from "./http/client-ip.ts";
 
 const flag = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
@@ -29,6 +30,8 @@ export const configSchema = z
     /** The onboarding secret being rotated out, accepted beside SIGNING_SECRET until it is removed. */
     SIGNING_SECRET_PREVIOUS: z.string().min(1).optional(),
     TRUST_PROXY: flag.default(false),
+    /** The header a trusted proxy names the client in (http/client-ip.ts); unset: TRUST_PROXY decides. */
+    CLIENT_IP_HEADER: ClientIpHeader.optional(),
     REDIS_URL: optionalUrl,
     UPSTASH_REDIS_REST_URL: optionalUrl,
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
@@ -60,6 +63,9 @@ export const configSchema = z
         path: [env.SUPABASE_URL ? "SUPABASE_SERVICE_ROLE_KEY" : "SUPABASE_URL"],
         message: "SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY go together",
       });
+    }
+    if (env.CLIENT_IP_HEADER && env.TRUST_PROXY) {
+      ctx.addIssue({ code: "custom", path: ["CLIENT_IP_HEADER"], message: "names the header itself: unset TRUST_PROXY" });
     }
     if (env.SIGNING_SECRET_PREVIOUS && !env.SIGNING_SECRET) {
       ctx.addIssue({ code: "custom", path: ["SIGNING_SECRET_PREVIOUS"], message: "is only accepted beside SIGNING_SECRET (the new secret)" });

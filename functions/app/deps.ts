@@ -1,5 +1,6 @@
 import type { AuthUsers } from "./auth-users/auth-users.ts";
 import type { Database } from "./db/database.ts";
+import type { ClientIpSource } from "./http/client-ip.ts";
 import type { Logger } from "./log.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
@@ -11,8 +12,8 @@ export interface Deps {
   log: Logger;
   /** The clock, in epoch milliseconds. */
   now: () => number;
-  /** Trust X-Forwarded-For for the client IP. */
-  trustProxy: boolean;
+  /** Where the client IP comes from (`clientIpSource`): a trusted proxy's header, or false for the socket peer. */
+  trustProxy: ClientIpSource;
   /** Delivers queued e-mails (console or Resend). */
   mailer: Mailer;
   /** The onboarding webhook's HMAC secret; without it every onboarding request is refused. */

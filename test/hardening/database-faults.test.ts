@@ -95,7 +95,10 @@ for (const { name, pooled } of paths) {
       await setup.close();
       if (pooled) pooler = await startPgBouncer(cluster.port);
       server = await startServer({
-        ...(pooler ? { SUPABASE_DB_URL: pooler.through(cluster.url) } : { DATABASE_URL: cluster.url, TRUST_PROXY: "true" }),
+        // Each call names its own client in X-Forwarded-For (call), as Supabase names it in CF-Connecting-IP.
+        ...(pooler
+          ? { SUPABASE_DB_URL: pooler.through(cluster.url), CLIENT_IP_HEADER: "x-forwarded-for" }
+          : { DATABASE_URL: cluster.url, TRUST_PROXY: "true" }),
         SIGNING_SECRET: SECRET,
       });
     });

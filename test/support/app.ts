@@ -1,6 +1,7 @@
 import { createApp } from "../../functions/app/app.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import type { Deps } from "../../functions/app/deps.ts";
+import { ClientIpHeader } from "../../functions/app/http/client-ip.ts";
 import type { Logger } from "../../functions/app/log.ts";
 import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
 import { markFakeClocked } from "./clock.ts";
@@ -25,7 +26,7 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
     limiter: memoryLimiter(now),
     log: memoryLogger().log,
     now,
-    trustProxy: true,
+    trustProxy: ClientIpHeader.parse("x-forwarded-for"),
     ...overrides,
   } as Deps;
 }

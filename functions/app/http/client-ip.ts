@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /** What the entry hands the app about the connection (Hono's `c.env`). */
 export interface ConnectionInfo {
   /** The socket peer's address. */
@@ -5,13 +7,96 @@ export interface ConnectionInfo {
 }
 
 /**
- * The client IP used for rate limits: the socket peer, or, behind a trusted proxy, the first
- * address of X-Forwarded-For (the original client, as Supabase's edge and most proxies write it).
+ * The client of every request whose chosen header is missing or not an IP address. It is one
+ * identifier, so such requests share one rate-limit bucket per route: limited, never unlimited.
  */
-export function clientIp(request: Request, connection: ConnectionInfo | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = request.headers.get("x-forwarded-for")?.split(",")[0].trim();
-    if (forwarded) return forwarded;
-  }
-  return connection?.remoteAddr ?? "unknown";
+export const UNKNOWN_CLIENT = "unknown";
+
+/**
+ * Supabase's default (see README, "Client IP"): its API traffic runs through Cloudflare, which
+ * writes `CF-Connecting-IP` itself, while it appends to a client-sent `X-Forwarded-For`.
+ */
+export const SUPABASE_CLIENT_IP_HEADER = "cf-connecting-ip";
+
+/**
+ * `CLIENT_IP_HEADER`, the header a trusted proxy names the client in:
+ * - `x-forwarded-for`: its first entry (only behind a proxy that overwrites the header);
+ * - `x-forwarded-for:N`: the entry N from the right, behind N trusted proxies that each append;
+ * - `x-real-ip`, `cf-connecting-ip`: the whole value, one address written by the proxy.
+ * Parsed once into `{ name, header, fromRight }`; `fromRight` is null for the first entry or the
+ * whole value.
+ */
+export const ClientIpHeader = z
+  .string()
+  .toLowerCase()
+  .regex(/^(x-forwarded-for(:[1-9][0-9]?)?|x-real-ip|cf-connecting-ip)$/, {
+    message: "must be x-forwarded-for, x-forwarded-for:N (N from 1 to 99), x-real-ip or cf-connecting-ip",
+  })
+  .transform((name) => {
+    const [header, hops] = name.split(":");
+    return { name, header, fromRight: hops === undefined ? null : Number(hops) };
+  });
+
+export type ClientIpHeader = z.output<typeof ClientIpHeader>;
+
+/** Where the client IP comes from: a trusted proxy's header, or (false) the socket peer. */
+export type ClientIpSource = ClientIpHeader | false;
+
+/**
+ * The one place that decides where the client IP comes from: `CLIENT_IP_HEADER` when set; on
+ * Supabase, `CF-Connecting-IP`; else `X-Forwarded-For`'s first entry with `TRUST_PROXY=true`, or
+ * the socket peer.
+ *
+ * @example
+ * const source = clientIpSource(config, onSupabase);
+ */
+export function clientIpSource(
+  config: { CLIENT_IP_HEADER?: ClientIpHeader; TRUST_PROXY: boolean },
+  onSupabase: boolean,
+): ClientIpSource {
+  if (config.CLIENT_IP_HEADER) return config.CLIENT_IP_HEADER;
+  if (onSupabase) return ClientIpHeader.parse(SUPABASE_CLIENT_IP_HEADER);
+  return config.TRUST_PROXY ? ClientIpHeader.parse("x-forwarded-for") : false;
+}
+
+/** The longest textual IP address (an IPv4-mapped IPv6 one); anything longer is not one. */
+const LONGEST_ADDRESS = 45;
+const IPV4 = z.regexes.ipv4;
+const IPV6 = z.regexes.ipv6;
+const IPV4_MAPPED = /^::ffff:([0-9.]+)$/;
+
+/**
+ * `text` as an IP address in one spelling (IPv6 lower-cased, IPv4-mapped IPv6 as IPv4), so one
+ * client cannot open several buckets by respelling its address; undefined when it is not one.
+ */
+function ipAddress(text: string | undefined): string | undefined {
+  if (!text || text.length > LONGEST_ADDRESS) return undefined;
+  if (IPV4.test(text)) return text;
+  const lower = text.toLowerCase();
+  const mapped = IPV4_MAPPED.exec(lower)?.[1];
+  if (mapped !== undefined) return IPV4.test(mapped) ? mapped : undefined;
+  return IPV6.test(lower) ? lower : undefined;
+}
+
+/** The entry of a header's value that `source` names, untrimmed. */
+function entryOf(value: string, source: ClientIpHeader): string | undefined {
+  if (source.header !== "x-forwarded-for") return value;
+  if (source.fromRight === null) return value.split(",", 1)[0];
+  const entries = value.split(",");
+  return entries[entries.length - source.fromRight];
+}
+
+/**
+ * The client IP used for rate limits and kiosk sightings: the socket peer, or the address in the
+ * chosen header; `UNKNOWN_CLIENT` when that header is missing, names too few proxies, or does not
+ * hold an IP address.
+ *
+ * @example
+ * clientIp(request, c.env, deps.trustProxy); // "203.0.113.7"
+ */
+export function clientIp(request: Request, connection: ConnectionInfo | undefined, source: ClientIpSource): string {
+  if (source === false) return connection?.remoteAddr ?? UNKNOWN_CLIENT;
+  const value = request.headers.get(source.header);
+  if (value === null) return UNKNOWN_CLIENT;
+  return ipAddress(entryOf(value, source)?.trim()) ?? UNKNOWN_CLIENT;
 }
