@@ -1,0 +1,57 @@
+// `npm run check -- --url <base_url> [--limits] [--secret <secret> --email <address>]`: tests a
+// running deployment from outside, read-only unless asked, one line per check and
+// `N passed, M failed` last; exits 1 when a check fails. After `supabase functions deploy api`,
+// run it against https://<ref>.supabase.co/functions/v1.
+import { parseArgs } from "node:util";
+import { CheckFailed, deploymentChecks } from "./deployment-checks.ts";
+
+const usage = "usage: check --url <base url> [--limits] [--secret <signing secret> --email <address>]";
+
+function fail(message: string): never {
+  console.error(message);
+  Deno.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    args: Deno.args,
+    options: {
+      url: { type: "string" },
+      limits: { type: "boolean", default: false },
+      secret: { type: "string" },
+      email: { type: "string" },
+    },
+  }));
+} catch (error) {
+  fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
+}
+if (!values.url || !URL.canParse(values.url) || !/^https?:$/.test(new URL(values.url).protocol)) fail(usage);
+// Onboarding creates an account: only when both are given, never from one of them by mistake.
+if ((values.secret === undefined) !== (values.email === undefined)) fail(`--secret and --email go together (they onboard that e-mail)\n${usage}`);
+
+if (values.limits) {
+  console.error(
+    "warning: --limits sends 11 license-schedule reads from this machine: it spends this IP's minute of that limit (10 a minute), so kiosks behind the same IP may get 429 on that route for up to a minute",
+  );
+}
+
+let passed = 0;
+let failed = 0;
+const checks = deploymentChecks({
+  baseUrl: values.url,
+  limits: values.limits,
+  onboarding: values.secret !== undefined && values.email !== undefined ? { secret: values.secret, email: values.email } : undefined,
+});
+for (const check of checks) {
+  try {
+    console.log(`PASS ${check.name}: ${await check.run()}`);
+    passed += 1;
+  } catch (error) {
+    if (!(error instanceof CheckFailed)) throw error;
+    console.log(`FAIL ${check.name}: ${error.message}`);
+    failed += 1;
+  }
+}
+console.log(`${passed} passed, ${failed} failed`);
+Deno.exit(failed > 0 ? 1 : 0);
