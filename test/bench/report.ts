@@ -1,3 +1,5 @@
+import type { ColdStart } from "./cold-start.ts";
+import { COMPARED, type ConfigurationName } from "./configurations.ts";
 import { P99_TARGET_MS, RSS_TARGET_MIB } from "./scenarios.ts";
 import type { WrkResult } from "./wrk.ts";
 
@@ -12,6 +14,8 @@ export interface CpuShare {
 
 export interface Measurement extends WrkResult {
   cpu: CpuShare;
+  /** Rate-limit store commands per 1,000 requests, where the store counts them (Redis). */
+  commandsPer1000?: number;
 }
 
 export interface BaselineRow extends Measurement {
@@ -83,6 +87,57 @@ export function table(baselines: Map<string, BaselineRow>, rows: ScenarioRow[], 
     rss,
     `cpu: % of one core used during the measured run by the server under test, Postgres, wrk, and other processes`,
     `*: other processes took more than ${NOISY_CPU_PERCENT}% of a core during that run: its numbers are skewed`,
+  ].join("\n");
+}
+
+/** A scenario's row, with the configuration it ran in. */
+export type ConfiguredRow = ScenarioRow & { configuration: ConfigurationName };
+
+/**
+ * One line per scenario, one column group per configuration: requests/s and p99, and for a
+ * configuration compared with another (COMPARED), its share of that one's throughput, PASS or MISS.
+ */
+export function configurationTable(rows: ConfiguredRow[], configurations: ConfigurationName[], peaks: Map<ConfigurationName, number>): string {
+  const of = (name: ConfigurationName, scenario: string) => rows.find((row) => row.configuration === name && row.name === scenario);
+  const header = ["scenario", ...configurations.map((name) => {
+    const compared = COMPARED[name];
+    const against = compared && configurations.includes(compared.against)
+      ? ` (vs ${compared.against} >= ${Math.round(compared.target * 100)}%${compared.p99Ms ? `, p99 < ${compared.p99Ms} ms` : ""})`
+      : "";
+    return `${name}: req/s, p99 ms${name === "redis" ? ", cmds/1000 req" : ""}${against}`;
+  })];
+  const lines: string[][] = [header];
+  for (const scenario of [...new Set(rows.map((row) => row.name))]) {
+    lines.push([scenario, ...configurations.map((name) => {
+      const row = of(name, scenario);
+      if (!row) return "";
+      const cells = [rate(row), ms(row.p99Ms)];
+      if (row.commandsPer1000 !== undefined) cells.push(row.commandsPer1000.toFixed(0));
+      if (row.errors > 0) cells.push(`${row.errors} errors`);
+      const compared = COMPARED[name];
+      const base = compared && of(compared.against, scenario);
+      if (compared && base) {
+        const ratio = row.requestsPerSecond / base.requestsPerSecond;
+        const held = ratio >= compared.target && (compared.p99Ms === undefined || row.p99Ms < compared.p99Ms) && row.errors === 0;
+        cells.push(`${Math.round(ratio * 100)}% ${held ? "PASS" : "MISS"}`);
+      }
+      return cells.join("  ");
+    })]);
+  }
+  const widths = header.map((_, i) => Math.max(...lines.map((line) => line[i].length)));
+  const text = lines.map((line) => line.map((cell, i) => cell.padEnd(widths[i])).join("  |  ").trimEnd());
+  text.splice(1, 0, widths.map((width) => "-".repeat(width)).join("--+--"));
+  const rss = configurations.map((name) => `${name} ${peaks.get(name)?.toFixed(1) ?? "?"} MiB`).join(", ");
+  return [...text, "", `server peak RSS per configuration: ${rss}`].join("\n");
+}
+
+/** The cold start: import time of the edge path, and process start to first answer beside a bare Deno.serve. */
+export function coldStartTable(cold: ColdStart): string {
+  return [
+    "cold start (median of 5 fresh processes)",
+    `  importing what the edge path loads (functions/app/app.ts + runtime.ts): ${cold.importMs.toFixed(0)} ms (target <= 150 ms): ${cold.importMs <= 150 ? "PASS" : "MISS"}`,
+    `  process start to first answer, the entry on SUPABASE_DB_URL (through PgBouncer): ${cold.firstAnswerMs.toFixed(0)} ms`,
+    `  process start to first answer, a bare Deno.serve: ${cold.bareFirstAnswerMs.toFixed(0)} ms`,
   ].join("\n");
 }
 

@@ -1,13 +1,27 @@
 /// <reference lib="deno.ns" />
 // `npm run bench`: drives the real entry on a throwaway Postgres with wrk, beside two bare
-// baselines, and prints one table (also written as JSON under test/bench/results/).
-// Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`.
+// baselines, in three configurations (configurations.ts), then measures a cold start; prints the
+// tables (also written as JSON under test/bench/results/).
+// Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`, and
+// `--config=memory,redis` to run only those configurations.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { startServer } from "../support/server.ts";
+import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
 import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.ts";
+import { measureColdStart } from "./cold-start.ts";
+import { CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase } from "./database.ts";
-import { type BaselineRow, judge, type Measurement, NOISY_CPU_PERCENT, type ScenarioRow, table } from "./report.ts";
+import {
+  type BaselineRow,
+  coldStartTable,
+  configurationTable,
+  type ConfiguredRow,
+  judge,
+  type Measurement,
+  NOISY_CPU_PERCENT,
+  type ScenarioRow,
+  table,
+} from "./report.ts";
 import { type Scenario, scenarios } from "./scenarios.ts";
 import { type Load, type RequestShape, runWrk, WRK_MISSING, wrkInstalled } from "./wrk.ts";
 
@@ -23,50 +37,57 @@ if (!(await wrkInstalled())) {
   Deno.exit(1);
 }
 
-const selected = Deno.args.length === 0 ? scenarios : scenarios.filter((s) => Deno.args.some((part) => s.name.includes(part)));
+const configFlag = Deno.args.find((arg) => arg.startsWith("--config="));
+const configurations = configFlag
+  ? configFlag.slice("--config=".length).split(",").map((name) => {
+    if (!CONFIGURATIONS.includes(name as ConfigurationName)) throw new Error(`unknown configuration ${name}: ${CONFIGURATIONS.join(", ")}`);
+    return name as ConfigurationName;
+  })
+  : CONFIGURATIONS;
+const parts = Deno.args.filter((arg) => !arg.startsWith("--"));
+const selected = parts.length === 0 ? scenarios : scenarios.filter((s) => parts.some((part) => s.name.includes(part)));
 const progress = (line: string) => console.error(`bench: ${line}`);
 
 progress("starting Postgres 15 and applying migrations and seed with the Supabase CLI");
 const database = await benchDatabase();
 const cleanup: Array<() => Promise<void>> = [() => database.server.stop()];
 try {
-  const server = await startServer({ DATABASE_URL: database.url, TRUST_PROXY: "true" });
-  cleanup.unshift(() => server.stop());
-  progress(`server listening at ${server.url} (pid ${server.pid})`);
-
   let run = 0;
   let retries = 0;
   /** One measured wrk run, with where the CPU went during it. */
-  async function measureOnce(url: string, shape: RequestShape, serverPid: number): Promise<Measurement> {
+  async function measureOnce(url: string, shape: RequestShape, serverPid: number, count?: () => Promise<number>): Promise<Measurement> {
     const before = { at: performance.now(), server: cpuSeconds(serverPid), postgres: postgresCpu(), machine: machineBusySeconds() };
+    const countedBefore = await count?.();
     const result = await runWrk(url, shape, load, ++run);
+    const counted = count ? (await count()) - countedBefore! : undefined;
     const seconds = (performance.now() - before.at) / 1000;
     const percent = (cpu: number) => (cpu / seconds) * 100;
     const server = percent(cpuSeconds(serverPid) - before.server);
     const postgres = percent(postgresCpu() - before.postgres);
     const generator = percent(result.generatorCpuSeconds);
     const other = Math.max(0, percent(machineBusySeconds() - before.machine) - server - postgres - generator);
-    return { ...result, cpu: { server, postgres, generator, other } };
+    const commandsPer1000 = counted === undefined ? undefined : (counted / result.requests) * 1000;
+    return { ...result, cpu: { server, postgres, generator, other }, commandsPer1000 };
   }
   /**
    * A warm-up run, then the measured one. Other processes on the machine skew a ratio: when they
    * took more than NOISY_CPU_PERCENT of a core, the run is repeated once (within MAX_RETRIES per
    * bench) and the quieter of the two is kept.
    */
-  async function measure(url: string, shape: RequestShape, serverPid: number): Promise<Measurement> {
+  async function measure(url: string, shape: RequestShape, serverPid: number, count?: () => Promise<number>): Promise<Measurement> {
     await runWrk(url, shape, { ...load, seconds: WARM_UP_SECONDS }, ++run);
-    const first = await measureOnce(url, shape, serverPid);
+    const first = await measureOnce(url, shape, serverPid, count);
     if (first.cpu.other <= NOISY_CPU_PERCENT || retries >= MAX_RETRIES) return first;
     retries++;
     progress(`other processes used ${Math.round(first.cpu.other)}% CPU: measuring again`);
-    const second = await measureOnce(url, shape, serverPid);
+    const second = await measureOnce(url, shape, serverPid, count);
     return second.cpu.other < first.cpu.other ? second : first;
   }
   const postgresCpu = () => postgresPids(database.server.port).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 
   let probeAddress = 0;
   /** One request as the load will send it (own client address), before the load. */
-  async function probe(scenario: Scenario, headers: Record<string, string>) {
+  async function probe(server: RunningServer, scenario: Scenario, headers: Record<string, string>) {
     const response = await fetch(server.url + scenario.path, {
       method: scenario.method,
       headers: { ...headers, "x-forwarded-for": `192.0.2.${++probeAddress}` },
@@ -100,28 +121,68 @@ try {
     return label;
   }
 
-  const rows: ScenarioRow[] = [];
-  for (const scenario of selected) {
-    const headers = { ...scenario.headers };
-    if (scenario.conditional) {
-      const etag = (await probe(scenario, headers)).etag;
-      headers["if-none-match"] = etag ?? '"no-etag-offered"';
+  /** Every selected scenario on a server of one configuration. */
+  async function runScenarios(server: RunningServer, count?: () => Promise<number>): Promise<ScenarioRow[]> {
+    const rows: ScenarioRow[] = [];
+    for (const scenario of selected) {
+      const headers = { ...scenario.headers };
+      if (scenario.conditional) {
+        const etag = (await probe(server, scenario, headers)).etag;
+        headers["if-none-match"] = etag ?? '"no-etag-offered"';
+      }
+      const answer = await probe(server, scenario, headers);
+      const label = await baselineFor(scenario, answer.body);
+      progress(`${scenario.name}: ${scenario.method} ${scenario.path} (probe answered ${answer.status})`);
+      const shape = { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet };
+      const measured = await measure(server.url + scenario.path, shape, server.pid, count);
+      rows.push(judge({
+        name: scenario.name, method: scenario.method, path: scenario.path, probeStatus: answer.status, expectedStatus: scenario.status,
+        baseline: label, target: scenario.target, ...measured,
+      }, baselines.get(label)!));
+      // Which scenario raised the server's peak, should it pass the target.
+      progress(`${scenario.name}: ${Math.round(measured.requestsPerSecond)} req/s; server peak RSS so far ${peakRssMib(server.pid).toFixed(1)} MiB`);
     }
-    const answer = await probe(scenario, headers);
-    const label = await baselineFor(scenario, answer.body);
-    progress(`${scenario.name}: ${scenario.method} ${scenario.path} (probe answered ${answer.status})`);
-    const shape = { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet };
-    const measured = await measure(server.url + scenario.path, shape, server.pid);
-    rows.push(judge({
-      name: scenario.name, method: scenario.method, path: scenario.path, probeStatus: answer.status, expectedStatus: scenario.status,
-      baseline: label, target: scenario.target, ...measured,
-    }, baselines.get(label)!));
-    // Which scenario raised the server's peak, should it pass the target.
-    progress(`${scenario.name}: ${Math.round(measured.requestsPerSecond)} req/s; server peak RSS so far ${peakRssMib(server.pid).toFixed(1)} MiB`);
+    return rows;
   }
 
-  const rss = peakRssMib(server.pid);
+  const configured: ConfiguredRow[] = [];
+  const peaks = new Map<ConfigurationName, number>();
+  for (const name of configurations) {
+    const configuration = await openConfiguration(name, database.url, database.server.port);
+    try {
+      const server = await startServer(configuration.env);
+      try {
+        progress(`configuration ${name}: server listening at ${server.url} (pid ${server.pid})`);
+        for (const row of await runScenarios(server, configuration.redisCommands)) configured.push({ configuration: name, ...row });
+        peaks.set(name, peakRssMib(server.pid));
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await configuration.stop();
+    }
+  }
+
+  progress("cold start: importing the edge path, and the entry's first answer on SUPABASE_DB_URL beside a bare Deno.serve");
+  const coldPooler = await openConfiguration("pooler", database.url, database.server.port);
+  let coldStart;
+  try {
+    coldStart = await measureColdStart(coldPooler.env.SUPABASE_DB_URL);
+  } finally {
+    await coldPooler.stop();
+  }
+
+  const first = configurations[0];
+  const rows = configured.filter((row) => row.configuration === first);
+  const rss = Math.max(...peaks.values());
+  console.log(`configuration ${first}, against the baselines:`);
   console.log(table(baselines, rows, rss));
+  if (configurations.length > 1) {
+    console.log("");
+    console.log(configurationTable(configured, configurations, peaks));
+  }
+  console.log("");
+  console.log(coldStartTable(coldStart));
 
   const results = new URL("results/", import.meta.url);
   mkdirSync(results, { recursive: true });
@@ -131,8 +192,9 @@ try {
     machine: { cores: navigator.hardwareConcurrency, loadAverage: Deno.loadavg() },
     load: { ...load, warmUpSeconds: WARM_UP_SECONDS },
     baselines: [...baselines.values()],
-    scenarios: rows,
-    server: { peakRssMib: rss },
+    scenarios: configured,
+    server: { peakRssMib: Object.fromEntries(peaks) },
+    coldStart,
   }, null, 2));
   progress(`results written to ${file.pathname}`);
 } finally {

@@ -1,0 +1,41 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = new URL("../", import.meta.url).pathname;
+const deno = `${root}node_modules/.bin/deno`;
+const out = mkdtempSync(join(tmpdir(), "cadence-bundle-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/**
+ * The most each edge function may weigh, bundled by `deno bundle` (MiB, as deno prints it). The
+ * api's ceiling sits above the 1.5 MiB aimed for: zod's locales (0.37 MiB, reached through its `z`
+ * namespace) and auth-js's session client (0.25 MiB: auth-js reaches Deno as CommonJS, which no
+ * bundler can tree-shake) are most of it.
+ */
+const CEILING_MIB: Record<string, number> = { api: 1.55, outbox: 1.25, "auth-email-hook": 1.3 };
+
+/** Modules that only a local or self-hosted server runs: never in an edge function. */
+const LOCAL_ONLY = [/@electric-sql[+/]pglite/, /pglite\.(wasm|data)|initdb\.wasm/, /\/@redis\/|node_modules\/[^\n]*\bredis@/];
+
+async function bundle(name: string): Promise<string> {
+  const file = join(out, `${name}.js`);
+  await promisify(execFile)(deno, ["bundle", `functions/${name}/index.ts`, "-o", file], { cwd: root });
+  return file;
+}
+
+describe("the edge functions, bundled as Supabase deploys them", () => {
+  for (const name of Object.keys(CEILING_MIB)) {
+    it(`${name}: holds no PGlite and no node-redis, and weighs under ${CEILING_MIB[name]} MiB`, async () => {
+      const file = await bundle(name);
+      const text = readFileSync(file, "utf8");
+      for (const pattern of LOCAL_ONLY) expect(text, String(pattern)).not.toMatch(pattern);
+      const mib = statSync(file).size / 2 ** 20;
+      console.log(`bundle ${name}: ${mib.toFixed(2)} MiB`);
+      expect(mib).toBeLessThan(CEILING_MIB[name]);
+    });
+  }
+});
