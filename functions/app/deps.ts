@@ -1,6 +1,7 @@
 import type { AuthUsers } from "./auth-users/auth-users.ts";
 import type { Database } from "./db/database.ts";
 import type { ClientIpSource } from "./http/client-ip.ts";
+import type { KioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
@@ -20,6 +21,8 @@ export interface Deps {
   signingSecret?: string;
   /** The secret being rotated out: accepted as `signingSecret` is until the operator removes it. */
   signingSecretPrevious?: string;
+  /** Where routes note each kiosk call they answer (public.kiosk_status), written off the request path. */
+  sightings: KioskSightings;
   /** Supabase Auth, when Cadence runs on it: each onboarded account becomes an Auth user. */
   authUsers?: AuthUsers;
 }

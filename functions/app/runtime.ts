@@ -6,7 +6,10 @@ import { migrate } from "./db/migrate.ts";
 import { openPostgres } from "./db/postgres.ts";
 import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
+import { edgeRuntimeKeepAlive } from "./edge-runtime.ts";
+import { clientIpSource } from "./http/client-ip.ts";
 import { importOptional } from "./import-optional.ts";
+import { kioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
 import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
@@ -25,7 +28,7 @@ function sweepOutbox(deps: Deps) {
 
 export interface Runtime {
   deps: Deps;
-  /** One line for the start-up log: which database, limiter and mailer are in use. */
+  /** One line for the start-up log: which database, limiter, mailer and client IP source are in use. */
   describe: Record<string, string>;
   close(): Promise<void>;
 }
@@ -34,8 +37,8 @@ export interface Runtime {
  * Assembles the ports from the parsed configuration.
  * - `DATABASE_URL`: that Postgres; pending migrations are applied, the seed loaded when it is new.
  * - `SUPABASE_DB_URL` (inside Supabase Edge Functions): the project's database through its
- *   transaction pooler; migrations are `supabase db push`'s job there, and the platform's
- *   X-Forwarded-For is always trusted.
+ *   transaction pooler; migrations are `supabase db push`'s job there, and the client IP is
+ *   `CF-Connecting-IP` unless `CLIENT_IP_HEADER` says otherwise (http/client-ip.ts).
  * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`.
  * A Postgres gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
  * layer that fails fast while it is down; PGlite runs in this process and cannot be down.
@@ -64,14 +67,17 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   }
   const now = Date.now;
   const limiter = await createLimiter(config, log, now);
+  const sightings = kioskSightings({ db, now, log, keepAlive: edgeRuntimeKeepAlive() });
   const deps: Deps = {
     db,
     limiter: limiter.limiter,
     log,
     now,
-    trustProxy: config.TRUST_PROXY || onSupabase,
+    trustProxy: clientIpSource(config, onSupabase),
     mailer: mailerFromConfig(config),
     signingSecret: config.SIGNING_SECRET,
+    signingSecretPrevious: config.SIGNING_SECRET_PREVIOUS,
+    sightings,
     authUsers: authUsersFromConfig(config),
   };
   if (!deps.authUsers) {
@@ -84,10 +90,12 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const sweeper = onSupabase ? undefined : setInterval(() => sweepOutbox(deps), OUTBOX_SWEEP_MS);
   return {
     deps,
-    describe: { database, limiter: limiter.describe, mailer: config.MAILER },
+    describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.trustProxy ? deps.trustProxy.name : "socket peer" },
     async close() {
       clearInterval(sweeper);
       limiter.close();
+      // What kiosks were seen doing since the last write: written before the database goes.
+      await sightings.close();
       await db.close();
     },
   };

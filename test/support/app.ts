@@ -2,6 +2,7 @@ import { createApp } from "../../functions/app/app.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import type { Deps } from "../../functions/app/deps.ts";
 import { ClientIpHeader } from "../../functions/app/http/client-ip.ts";
+import type { KioskSightings } from "../../functions/app/kiosk/sightings.ts";
 import type { Logger } from "../../functions/app/log.ts";
 import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
 import { markFakeClocked } from "./clock.ts";
@@ -16,8 +17,8 @@ export function memoryLogger() {
 }
 
 /**
- * Deps for the app under test: the real database, a memory limiter, a silent logger and the
- * real clock, each replaceable.
+ * Deps for the app under test: the real database, a memory limiter, a silent logger, the real
+ * clock and no sightings written, each replaceable.
  */
 export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
   const now = overrides.now ?? Date.now;
@@ -27,9 +28,13 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
     log: memoryLogger().log,
     now,
     trustProxy: ClientIpHeader.parse("x-forwarded-for"),
+    sightings: unrecorded,
     ...overrides,
   } as Deps;
 }
+
+/** Sightings nobody writes: suites about kiosk status give the app a real writer (kioskSightings). */
+const unrecorded: KioskSightings = { saw() {} };
 
 let ipCounter = 0;
 

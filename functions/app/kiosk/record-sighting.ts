@@ -1,0 +1,19 @@
+import type { Context } from "hono";
+import type { Deps } from "../deps.ts";
+import { clientIp, UNKNOWN_CLIENT } from "../http/client-ip.ts";
+import type { Env } from "../http/route.ts";
+
+/**
+ * The one line a route handler adds to record that a kiosk called with `key` and was answered:
+ * the client IP comes from the same source as the rate limits'.
+ *
+ * @example
+ * const seen = sightingRecorder(deps);
+ * seen(c, key, version);
+ */
+export function sightingRecorder(deps: Deps): (c: Context<Env>, key: string, version?: string) => void {
+  return function seen(c, key, version) {
+    const ip = clientIp(c.req.raw, c.env, deps.trustProxy);
+    deps.sightings.saw(key, ip === UNKNOWN_CLIENT ? null : ip, version);
+  };
+}

@@ -1,0 +1,143 @@
+import type { Database } from "../db/database.ts";
+import { isUnavailable } from "../db/unavailable.ts";
+import type { Logger } from "../log.ts";
+import { errorMessage } from "../log.ts";
+import { recordSightings, type Sighting } from "./store.ts";
+
+/** How often an instance writes what it saw: one statement at most this often. */
+export const SIGHTINGS_FLUSH_MS = 5_000;
+/** A key is written at most this often by one instance; `kiosk_status` says online for 15 minutes. */
+export const SIGHTING_PER_KEY_MS = 30_000;
+/** Keys held between writes; a fleet larger than this in one interval loses the excess's sightings. */
+export const SIGHTINGS_KEPT = 100_000;
+
+/** What a route tells: a kiosk called with `key`, answered successfully. */
+export interface KioskSightings {
+  /**
+   * Notes a call from `ip` (null: unknown), holding schedule `version` when the answer carried one.
+   * A map update: the write happens later, off the request path.
+   */
+  saw(key: string, ip: string | null, version?: string): void;
+}
+
+/** The writer behind `KioskSightings`: the runtime flushes it at shutdown. */
+export interface SightingsWriter extends KioskSightings {
+  /** Writes every sighting due now (each key at most once per `perKeyMs`) in one statement. */
+  flush(): Promise<void>;
+  /** Stops the timer and writes what is still held, however recently its key was written. */
+  close(): Promise<void>;
+}
+
+export interface SightingsOptions {
+  db: Database;
+  now: () => number;
+  log: Logger;
+  /** On Supabase, `EdgeRuntime.waitUntil`: keeps the worker alive until a scheduled write is done. */
+  keepAlive?: (work: Promise<unknown>) => void;
+  flushEveryMs?: number;
+  perKeyMs?: number;
+  capacity?: number;
+}
+
+/**
+ * Coalesces kiosk sightings per instance and writes them off the request path: the first sighting
+ * after a write schedules the next one `flushEveryMs` later, which carries every key seen since
+ * (the latest call of each), in one statement. A key written less than `perKeyMs` ago waits for a
+ * later write. While the database is unavailable the sightings are kept for the next write; a crash
+ * loses what was not yet written.
+ *
+ * @example
+ * const sightings = kioskSightings({ db, now: Date.now, log });
+ * sightings.saw("DEMO-0000-0000-0001", "203.0.113.7", version);
+ */
+export function kioskSightings(options: SightingsOptions): SightingsWriter {
+  const { db, now, log, keepAlive } = options;
+  const flushEveryMs = options.flushEveryMs ?? SIGHTINGS_FLUSH_MS;
+  const perKeyMs = options.perKeyMs ?? SIGHTING_PER_KEY_MS;
+  const capacity = options.capacity ?? SIGHTINGS_KEPT;
+  /** The latest sighting of each key not yet written. */
+  const pending = new Map<string, Sighting>();
+  /** When each key was last written, oldest first, for the keys written within `perKeyMs`. */
+  const written = new Map<string, number>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let dropped = 0;
+
+  /** Puts back what a failed write carried, under anything seen since. */
+  function keep(key: string, sighting: Sighting) {
+    const since = pending.get(key);
+    if (!since) pending.set(key, sighting);
+    else if (since.version === null) since.version = sighting.version;
+  }
+
+  async function write(everything: boolean) {
+    const at = now();
+    for (const [key, writtenAt] of written) {
+      if (at - writtenAt < perKeyMs) break;
+      written.delete(key);
+    }
+    const due = [...pending].filter(([key]) => everything || !written.has(key));
+    if (dropped > 0) {
+      log("warn", "kiosk_sightings_dropped", { sightings: dropped, kept: capacity });
+      dropped = 0;
+    }
+    if (due.length === 0) return;
+    for (const [key] of due) pending.delete(key);
+    try {
+      await recordSightings(db, due);
+      for (const [key] of due) {
+        written.delete(key);
+        written.set(key, at);
+      }
+    } catch (error) {
+      // An outage is logged once where it is detected (db/availability.ts); keep them for later.
+      if (isUnavailable(error)) for (const [key, sighting] of due) keep(key, sighting);
+      else log("error", "kiosk_sightings_failed", { keys: due.length, error: errorMessage(error) });
+    }
+  }
+
+  /** One write at a time: a flush asked for while one runs goes after it. */
+  function enqueue(everything: boolean): Promise<void> {
+    running = running.then(() => write(everything));
+    return running;
+  }
+
+  /** Settles the promise handed to `keepAlive` for the scheduled write. */
+  let settleScheduled: (() => void) | undefined;
+
+  function schedule() {
+    if (timer !== undefined) return;
+    const done = new Promise<void>((resolve) => (settleScheduled = resolve));
+    timer = setTimeout(() => {
+      timer = undefined;
+      enqueue(false).then(() => {
+        settleScheduled?.();
+        if (pending.size > 0) schedule();
+      });
+    }, flushEveryMs);
+    keepAlive?.(done);
+  }
+
+  return {
+    saw(key, ip, version) {
+      const sighting = pending.get(key);
+      if (sighting) {
+        sighting.at = now();
+        sighting.ip = ip;
+        if (version !== undefined) sighting.version = version;
+      } else if (pending.size < capacity) {
+        pending.set(key, { at: now(), ip, version: version ?? null });
+      } else {
+        dropped += 1;
+      }
+      schedule();
+    },
+    flush: () => enqueue(false),
+    async close() {
+      clearTimeout(timer);
+      timer = undefined;
+      await enqueue(true);
+      settleScheduled?.();
+    },
+  };
+}
