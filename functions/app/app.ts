@@ -5,6 +5,7 @@ import { isUnavailable } from "./db/unavailable.ts";
 import { Failure, failureResponse, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./errors.ts";
 import { allowedMethods } from "./http/allowed-methods.ts";
 import { cors } from "./http/cors.ts";
+import { serveOpenApiDocument } from "./http/openapi-document.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
 import { onboardingRoutes } from "./onboarding/routes.ts";
@@ -38,10 +39,7 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
   licenseRoutes(app, deps);
   onboardingRoutes(app, deps);
 
-  app.doc31("/api/v2/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Cadence: listening-schedule and catalogue service", version: "2.0.0" },
-  });
+  serveOpenApiDocument(app);
 
   const allowed = allowedMethods(app);
   app.notFound((c) => {

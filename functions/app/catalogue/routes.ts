@@ -3,6 +3,8 @@ import type { Deps } from "../deps.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader } from "../http/last-known-good.ts";
+import { security } from "../http/openapi-document.ts";
+import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
@@ -14,21 +16,43 @@ import { type CatalogueRead, readCatalogue } from "./store.ts";
  */
 export const CATALOGUE_TTL_MS = 5_000;
 
-const reads: Array<{ paths: string[]; read: CatalogueRead; schema: z.ZodType; summary: string }> = [
-  { paths: ["/api/v2/categories", "/api/v2/proclamation-categories"], read: "categories", schema: z.array(Category), summary: "Proclamation categories" },
-  { paths: ["/api/v2/groups", "/api/v2/proclamation-groups"], read: "groups", schema: z.array(Group), summary: "Proclamation groups, by sortOrder" },
-  { paths: ["/api/v2/frequencies"], read: "frequencies", schema: z.array(Frequency).length(9), summary: "The nine canonical frequencies" },
-  { paths: ["/api/v2/color-palettes"], read: "colorPalettes", schema: z.array(ColorPalette).length(9), summary: "One palette per canonical frequency" },
+/** Each read's paths (the spec's aliases serve the same payload), by the operationId generators name them with. */
+const reads: Array<{ paths: Record<string, string>; read: CatalogueRead; schema: z.ZodType; summary: string }> = [
+  {
+    paths: { "/api/v2/categories": "listCategories", "/api/v2/proclamation-categories": "listProclamationCategories" },
+    read: "categories",
+    schema: z.array(Category),
+    summary: "Proclamation categories",
+  },
+  {
+    paths: { "/api/v2/groups": "listGroups", "/api/v2/proclamation-groups": "listProclamationGroups" },
+    read: "groups",
+    schema: z.array(Group),
+    summary: "Proclamation groups, by sortOrder",
+  },
+  { paths: { "/api/v2/frequencies": "listFrequencies" }, read: "frequencies", schema: z.array(Frequency).length(9), summary: "The nine canonical frequencies" },
+  { paths: { "/api/v2/color-palettes": "listColorPalettes" }, read: "colorPalettes", schema: z.array(ColorPalette).length(9), summary: "One palette per canonical frequency" },
 ];
 
 /** Section 4.1: the catalogue reads and their aliases, served from a short-lived cache. */
 export function catalogueRoutes(app: App, deps: Deps): void {
   for (const { paths, read, schema, summary } of reads) {
     const cached = ttlCache(() => readCatalogue(deps.db, read), CATALOGUE_TTL_MS, deps.now);
-    for (const path of paths) {
+    for (const [path, operationId] of Object.entries(paths)) {
       route(
         app,
-        createRoute({ method: "get", path, summary, tags: ["catalogue"], responses: { 200: jsonContent(schema, summary) } }),
+        createRoute({
+          method: "get",
+          path,
+          operationId,
+          summary,
+          tags: ["catalogue"],
+          security: security.none,
+          responses: {
+            200: withAge(jsonContent(schema, summary)),
+            503: databaseUnavailable("the database is unavailable and this instance has not read this payload since it started"),
+          },
+        }),
         async () => {
           const { value, age } = await cached();
           return jsonText(value, 200, ageHeader(age));

@@ -6,13 +6,15 @@ import { isUnavailable } from "../db/unavailable.ts";
 import { Failure } from "../errors.ts";
 import { parseJsonBody, readBody } from "../http/body.ts";
 import { json } from "../http/json.ts";
+import { security } from "../http/openapi-document.ts";
+import { bodyTimeout, bodyTooLarge, rateLimited, rateLimitUnavailable, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { errorMessage, maskKey } from "../log.ts";
 import { deliverEmail } from "../mail/outbox.ts";
 import { enforceLimit } from "../rate-limit/enforce-limit.ts";
 import { limitByIp, perDay, perMinute } from "../rate-limit/middleware.ts";
 import { type Onboarded, onboardAccount } from "./onboard-account.ts";
-import { OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError, SignatureHeaders } from "./schemas.ts";
+import { OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError } from "./schemas.ts";
 import { ONBOARDING_PATH, signatureVerifier } from "./signature.ts";
 import { recordNonce } from "./store.ts";
 
@@ -43,20 +45,22 @@ export function onboardingRoutes(app: App, deps: Deps): void {
     createRoute({
       method: "post",
       path: ONBOARDING_PATH,
+      operationId: "createAccount",
       summary: "Signed webhook: create the account if absent, issue a license key and e-mail it",
       tags: ["onboarding"],
-      request: {
-        headers: SignatureHeaders,
-        body: { ...jsonContent(OnboardingRequest, "The account to onboard"), required: true },
-      },
-      responses: {
+      // x-timestamp, x-nonce and x-signature: the security schemes say how to sign.
+      security: security.signedRequest,
+      request: { body: { ...jsonContent(OnboardingRequest, "The account to onboard"), required: true } },
+      responses: withRateLimitHeaders({
         200: jsonContent(OnboardingResponse, "Account ready; a new license key is on its way by e-mail"),
         400: jsonContent(ErrorMessage, "`request body is required`, `invalid JSON body`, `email is required`, or an invalid e-mail or name"),
         401: jsonContent(SignatureError, "`invalid signature`, whatever the cause"),
-        413: jsonContent(ErrorMessage, "Body over 64 KiB"),
-        429: jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After"),
-        500: jsonContent(ErrorMessage, "The account could not be created"),
-      },
+        408: bodyTimeout,
+        413: bodyTooLarge,
+        429: rateLimited,
+        500: jsonContent(ErrorMessage, "`the account could not be created`"),
+        503: rateLimitUnavailable,
+      }),
     }),
     async (c) => {
       const body = await readBody(c.req.raw);

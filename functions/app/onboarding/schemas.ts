@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { Email, normalizeEmail } from "../email.ts";
 import { Failure } from "../errors.ts";
-import { NONCE, SIGNATURE, TIMESTAMP } from "./signature.ts";
 
 /** Spec section 8: the onboarding display name is at most 120 characters. */
 export const NAME_MAX_LENGTH = 120;
@@ -25,12 +24,6 @@ export const OnboardingResponse = z
 
 export const SignatureError = z.object({ error: z.string() }).openapi("SignatureError", {
   example: { error: "invalid signature" },
-});
-
-export const SignatureHeaders = z.object({
-  "x-timestamp": z.string().regex(TIMESTAMP).openapi({ description: "Unix epoch seconds", example: "1795262400" }),
-  "x-nonce": z.string().regex(NONCE).openapi({ description: "Unique per request: 1 to 128 printable ASCII characters (a UUID)" }),
-  "x-signature": z.string().regex(SIGNATURE).openapi({ description: "Lowercase hex HMAC-SHA256 of the canonical request" }),
 });
 
 /** A validated onboarding: the normalized e-mail and the display name to create the account with. */
