@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-/** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches. */
+/** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches, kiosk sightings. */
 const throughPooler = [
   "test/license-schedule.test.ts",
   "test/legacy-schedule.test.ts",
@@ -13,6 +13,7 @@ const throughPooler = [
   "test/onboarding.test.ts",
   "test/signature.test.ts",
   "test/hardening/races.test.ts",
+  "test/kiosk-status.test.ts",
 ];
 
 export default defineConfig({
