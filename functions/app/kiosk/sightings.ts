@@ -102,16 +102,18 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
     return running;
   }
 
-  /** Settles the promise handed to `keepAlive` for the scheduled write. */
+  /** Settles the promise handed to `keepAlive` for the write scheduled last, should close cancel it. */
   let settleScheduled: (() => void) | undefined;
 
   function schedule() {
     if (timer !== undefined) return;
-    const done = new Promise<void>((resolve) => (settleScheduled = resolve));
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    settleScheduled = settle;
     timer = setTimeout(() => {
       timer = undefined;
       enqueue(false).then(() => {
-        settleScheduled?.();
+        settle();
         if (pending.size > 0) schedule();
       });
     }, flushEveryMs);
