@@ -254,6 +254,25 @@ describe("writing sightings: coalesced per instance, off the request path", () =
     expect((await statusOf(database.db, KEY.demoDaily)).last_seen_ip).toBe("198.51.100.31");
   });
 
+  it("a write scheduled while one runs hands keepAlive its own promise, settled once that write is done", async () => {
+    const { db, writes } = watched(database.db);
+    const slow: Database = { ...db, query: async (text, params, options) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return db.query(text, params, options);
+    } };
+    const kept: Promise<unknown>[] = [];
+    const sightings = writer(slow, { flushEveryMs: 20, keepAlive: (work) => kept.push(work) });
+    sightings.saw(KEY.demoWeekly, "198.51.100.32");
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The first write is under way: this sighting schedules the next.
+    sightings.saw(KEY.legacy, "198.51.100.33");
+    expect(kept).toHaveLength(2);
+    await kept[0];
+    expect(writes).toEqual([[KEY.demoWeekly]]);
+    await kept[1];
+    expect(writes).toEqual([[KEY.demoWeekly], [KEY.legacy]]);
+  });
+
   it("while the database is unavailable, keeps what it saw for the next write", async () => {
     const { db, writes, failNext } = watched(database.db);
     const sightings = writer(db);
