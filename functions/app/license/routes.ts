@@ -6,14 +6,14 @@ import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
 import { ageHeader, type Known, lastKnownGood } from "../http/last-known-good.ts";
+import { security } from "../http/openapi-document.ts";
+import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
 import { setSystemName } from "./set-system-name.ts";
 import { validateLicense as checkInDatabase, type Validation, type ValidationInput, validateLicenses } from "./store.ts";
 import { validateLicense } from "./validate-license.ts";
-
-const rateLimited = jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After");
 
 /** What a body that is not a JSON object is, on the system-name route: an invalid name. */
 const bodyFailuresAsInvalidName = new Set(["content_type", "body_required", "invalid_json"]);
@@ -46,15 +46,22 @@ export function licenseRoutes(app: App, deps: Deps): void {
     createRoute({
       method: "post",
       path: "/api/v2/license",
+      operationId: "validateLicense",
       summary: "Validate a license key against its owner's e-mail, optionally setting the system name",
       tags: ["license"],
+      // The credentials are the body's key and e-mail: fields, not a scheme.
+      security: security.none,
       request: { body: { ...jsonContent(LicenseRequest, "The key, the owner's e-mail and an optional system name"), required: true } },
-      responses: {
-        200: jsonContent(LicenseResponse, "The key is valid; systemNameStatus tells what became of the system name"),
+      responses: withRateLimitHeaders({
+        200: withAge(jsonContent(LicenseResponse, "The key is valid; systemNameStatus tells what became of the system name")),
         400: jsonContent(ErrorMessage, "Malformed body, a missing field, or a key that fails validation"),
-        413: jsonContent(ErrorMessage, "Body over 64 KiB"),
+        408: bodyTimeout,
+        413: bodyTooLarge,
         429: rateLimited,
-      },
+        503: databaseUnavailable(
+          "the database is unavailable, and the request sets a system name or this instance validated this key and e-mail in none of the last 24 hours",
+        ),
+      }),
     }),
     async (c) => {
       const { value, age } = await validateLicense(check, await readJsonObject(c.req.raw));
@@ -68,20 +75,24 @@ export function licenseRoutes(app: App, deps: Deps): void {
     createRoute({
       method: "put",
       path: "/api/v2/licenses/{licenseKey}/system-name",
+      operationId: "setSystemName",
       summary: "Set the kiosk's system name on a license key",
       tags: ["license"],
+      security: security.none,
       request: {
         params: LicenseKeyParam,
         body: { ...jsonContent(SystemNameRequest, "The new name"), required: true },
       },
-      responses: {
+      responses: withRateLimitHeaders({
         200: jsonContent(SystemNameResponse, "The stored name (also when it was already the name: nothing is written)"),
         400: jsonContent(ErrorMessage, "`invalid_name`: the body is not a JSON object with a valid systemName"),
         404: jsonContent(ErrorMessage, "`unknown_license`"),
+        408: bodyTimeout,
         409: jsonContent(ErrorMessage, "`name_taken`: another key of the same account has the name, case-insensitively"),
-        413: jsonContent(ErrorMessage, "Body over 64 KiB"),
+        413: bodyTooLarge,
         429: rateLimited,
-      },
+        503: databaseUnavailable("the database is unavailable"),
+      }),
     }),
     async (c) => {
       const body = await readJsonObject(c.req.raw).catch((error: unknown) => {

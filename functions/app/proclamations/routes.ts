@@ -8,6 +8,8 @@ import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader, lastKnownGood, oldest } from "../http/last-known-good.ts";
+import { security } from "../http/openapi-document.ts";
+import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
@@ -46,12 +48,17 @@ export function proclamationRoutes(app: App, deps: Deps): void {
     createRoute({
       method: "get",
       path: "/api/v2/proclamations",
+      operationId: "listProclamations",
       summary: "Proclamations: all, or the subset entitled to a license key's owner",
       tags: ["catalogue"],
-      request: { headers: ProclamationHeaders },
+      // The paired headers are the security schemes licenseKey and accountEmail: neither, or both.
+      security: security.optionalLicensePair,
       responses: {
-        200: jsonContent(z.array(Proclamation), "Proclamations with canonical frequency ids"),
+        200: withAge(jsonContent(z.array(Proclamation), "Proclamations with canonical frequency ids")),
         400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),
+        503: databaseUnavailable(
+          "the database is unavailable and this instance has no last known answer: it never read the whole list, or never read this key and e-mail's entitlement",
+        ),
       },
     }),
     async (c) => {

@@ -6,6 +6,8 @@ import { batchWhileBusy } from "../batch-while-busy.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { ageHeader, lastKnownGood } from "../http/last-known-good.ts";
+import { security } from "../http/openapi-document.ts";
+import { databaseUnavailable, rateLimited, versioned, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { LicenseKey } from "../license-key.ts";
 import { requirePaired } from "../pairing.ts";
@@ -28,24 +30,24 @@ import {
  */
 export const SCHEDULE_CACHE_CONTROL = "no-cache";
 
-const rateLimited = jsonContent(ErrorMessage, "Rate limit exceeded; see Retry-After");
-const etagHeader = { ETag: { schema: { type: "string" as const }, description: "The version, in double quotes" } };
-
 const licenseSchedule = createRoute({
   method: "get",
   path: "/api/v2/licenses/{licenseKey}/schedule",
+  operationId: "getLicenseSchedule",
   summary: "The schedule of a license key, with conditional GET",
   tags: ["schedule"],
+  security: security.none,
   request: {
     params: z.object({ licenseKey: LicenseKey }),
     headers: z.object({ "if-none-match": z.string().optional() }),
   },
-  responses: {
-    200: { ...jsonContent(SchedulePayload, "The schedule payload"), headers: etagHeader },
-    304: { description: "If-None-Match matches the current ETag; no body", headers: etagHeader },
+  responses: withRateLimitHeaders({
+    200: versioned(jsonContent(SchedulePayload, "The schedule payload"), SCHEDULE_CACHE_CONTROL),
+    304: versioned({ description: "If-None-Match matches the current ETag; no body" }, SCHEDULE_CACHE_CONTROL),
     404: jsonContent(ErrorMessage, "`unknown_license`"),
     429: rateLimited,
-  },
+    503: databaseUnavailable("the database is unavailable and this instance never served this key's schedule"),
+  }),
 });
 
 const LegacyQuery = z.object({
@@ -57,14 +59,18 @@ const LegacyQuery = z.object({
 const legacySchedule = createRoute({
   method: "get",
   path: "/api/v2/schedule",
+  operationId: "getLegacySchedule",
   summary: "Legacy schedule read with e-mail and license key in the query",
   tags: ["schedule"],
+  // The credentials are the query's e-mail and key, checked as a pair: parameters, not a scheme.
+  security: security.none,
   request: { query: LegacyQuery },
-  responses: {
-    200: jsonContent(ScheduleResponse, "The e-mail and the schedule payload"),
+  responses: withRateLimitHeaders({
+    200: withAge(jsonContent(ScheduleResponse, "The e-mail and the schedule payload")),
     400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),
     429: rateLimited,
-  },
+    503: databaseUnavailable("the database is unavailable and this instance never answered this key and e-mail"),
+  }),
 });
 
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
