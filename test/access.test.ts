@@ -17,7 +17,8 @@ const apiRoles = ["anon", "authenticated"] as const;
  * column of every table and view in `public` and `cadence`: the column privileges it holds
  * (select, insert, update; "" for none), and whether it may delete rows. The test below compares
  * the catalog with this list both ways, so a new table or column without a decision fails. The
- * rows a privilege reaches are the policies' business (test/account-holder-access.test.ts).
+ * rows a privilege reaches are the policies' business (test/account-holder-access.test.ts); a view
+ * has none of its own, it runs as its reader (security invoker) under its tables' policies.
  */
 const holderAccess: Record<string, { columns: Record<string, string>; delete?: true }> = {
   "public.accounts": {
@@ -54,7 +55,17 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: { block_id: "select insert", position: "select insert update", proclamation_id: "select insert update" },
     delete: true,
   },
-  "public.license_schedule_payloads": { columns: { license_key: "", payload: "", fingerprint: "" } },
+  "public.license_schedule_payloads": { columns: { license_key: "", payload: "", fingerprint: "", version: "" } },
+  "public.kiosk_sightings": {
+    columns: { license_key: "select", last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select" },
+  },
+  "public.kiosk_status": {
+    columns: {
+      license_key: "select", account_email: "select", system_name: "select", active: "select", last_validated_at: "select",
+      last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select", schedule_version_current: "select",
+      schedule_is_current: "select", state: "select",
+    },
+  },
   "public.webhook_nonces": { columns: { nonce: "", expires_at: "" } },
   "public.email_outbox": {
     columns: {
@@ -85,15 +96,21 @@ const holderPolicies = [
   "public.schedule_block_proclamations insert: Account holders can add entitled proclamations to their blocks",
   "public.schedule_block_proclamations update: Account holders can change what their blocks play, if entitled",
   "public.schedule_block_proclamations delete: Account holders can remove proclamations from their blocks",
+  "public.kiosk_sightings select: Account holders can read the sightings of their own keys",
 ];
 
-/** The functions policies call: the only ones `authenticated` may execute. */
+/** The views `authenticated` reads: each runs as its reader, so its tables' policies apply. */
+const holderViews = ["public.kiosk_status"];
+
+/** The functions its policies and views call: the only ones `authenticated` may execute. */
 const holderFunctions = [
   "cadence.holder_account_id()",
   "cadence.holder_block_ids()",
   "cadence.holder_license_keys()",
   "cadence.holder_proclamation_ids()",
   "cadence.holder_schedule_ids()",
+  "cadence.license_key_owner(text)",
+  "cadence.license_key_schedule_version(text)",
 ];
 
 /** Every table, view and function we own, enumerated from the catalog so later ones are covered. */
@@ -191,7 +208,8 @@ describe("row-level security and privileges", () => {
     expect(policies.map((row) => row.policy).sort()).toEqual([...holderPolicies].sort());
     expect(policies.filter((row) => row.roles !== "authenticated" || row.permissive !== "PERMISSIVE")).toEqual([]);
 
-    const granted = Object.entries(holderAccess).flatMap(([relation, { columns, delete: deletes }]) => {
+    const tables = Object.entries(holderAccess).filter(([relation]) => !holderViews.includes(relation));
+    const granted = tables.flatMap(([relation, { columns, delete: deletes }]) => {
       const verbs = new Set(Object.values(columns).flatMap((privileges) => privileges.split(" ").filter(Boolean)));
       if (deletes) verbs.add("delete");
       return [...verbs].map((verb) => `${relation} ${verb}`);
@@ -199,11 +217,20 @@ describe("row-level security and privileges", () => {
     expect(holderPolicies.map((policy) => policy.split(":")[0]).sort()).toEqual(granted.sort());
   });
 
+  it("exposes views to authenticated only as security invoker, so their tables' policies apply", async () => {
+    const views = await database.db.query<{ name: string; invoker: boolean }>(`
+      select format('%I.%I', n.nspname, c.relname) as name,
+             coalesce('security_invoker=true' = any (c.reloptions) or 'security_invoker=on' = any (c.reloptions), false) as invoker
+        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       where c.relkind in ('v', 'm') and n.nspname in ('public', 'cadence') and has_table_privilege('authenticated', c.oid, 'select')`);
+    expect(views).toEqual(holderViews.map((name) => ({ name, invoker: true })));
+  });
+
   it("lets anon execute none of our functions", async () => {
     expect(await executableBy("anon")).toEqual([]);
   });
 
-  it("lets authenticated execute only the functions its policies call", async () => {
+  it("lets authenticated execute only the functions its policies and views call", async () => {
     expect(await executableBy("authenticated")).toEqual(holderFunctions);
   });
 

@@ -75,7 +75,7 @@ async function rows(tx: Tx, text: string, params: postgres.ParameterOrJSON<never
   return [...(await tx.unsafe(text, params))];
 }
 
-const permissionDenied = { code: "42501", message: expect.stringMatching(/^permission denied for (table|column)/) };
+const permissionDenied = { code: "42501", message: expect.stringMatching(/^permission denied for (table|view|column)/) };
 const violatesPolicy = (table: string) => ({ code: "42501", message: `new row violates row-level security policy for table "${table}"` });
 
 let database: TestDatabase;
