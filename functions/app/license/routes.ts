@@ -9,6 +9,7 @@ import { ageHeader, type Known, lastKnownGood } from "../http/last-known-good.ts
 import { security } from "../http/openapi-document.ts";
 import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
+import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
 import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
 import { setSystemName } from "./set-system-name.ts";
@@ -23,6 +24,7 @@ export const VALIDATION_KEPT_MS = 24 * 60 * 60_000;
 
 /** Sections 4.3 and 4.6: license validation and the kiosk's system name, each rate limited first. */
 export function licenseRoutes(app: App, deps: Deps): void {
+  const seen = sightingRecorder(deps);
   // Validations without a system name are batched while a statement runs (see validateLicenses).
   const checkBatched = batchWhileBusy((inputs: ValidationInput[], options) => validateLicenses(deps.db, inputs, options));
   // A pair validated within VALIDATION_KEPT_MS answers as it did then while the database is
@@ -65,6 +67,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
     }),
     async (c) => {
       const { value, age } = await validateLicense(check, await readJsonObject(c.req.raw));
+      seen(c, value.key);
       return json(value, 200, ageHeader(age));
     },
   );
@@ -101,7 +104,9 @@ export function licenseRoutes(app: App, deps: Deps): void {
         if (error instanceof Failure && bodyFailuresAsInvalidName.has(error.code)) throw new Failure("invalid_name");
         throw error;
       });
-      return json(await setSystemName(deps.db, c.req.param().licenseKey, body));
+      const named = await setSystemName(deps.db, c.req.param().licenseKey, body);
+      seen(c, c.req.param().licenseKey);
+      return json(named);
     },
   );
 }

@@ -11,6 +11,7 @@ import { ageHeader, lastKnownGood, oldest } from "../http/last-known-good.ts";
 import { security } from "../http/openapi-document.ts";
 import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
+import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
 import { requirePaired } from "../pairing.ts";
@@ -27,6 +28,7 @@ const ProclamationHeaders = z.object({
  * the catalogue cache, so an edit to one reaches entitled reads as quickly as the full list.
  */
 export function proclamationRoutes(app: App, deps: Deps): void {
+  const seen = sightingRecorder(deps);
   const served = ttlCache(
     async () => indexProclamations(await readCatalogue(deps.db, "proclamations")),
     CATALOGUE_TTL_MS,
@@ -79,6 +81,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       );
       requirePaired(entitlement?.outcome);
       if (!entitlement?.ids) throw new Failure("not_authorized");
+      seen(c, read.key);
       const all = await served();
       return jsonText(subsetBody(all.value, entitlement.ids), 200, ageHeader(oldest(age, all.age)));
     },

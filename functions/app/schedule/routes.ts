@@ -9,6 +9,7 @@ import { ageHeader, lastKnownGood } from "../http/last-known-good.ts";
 import { security } from "../http/openapi-document.ts";
 import { databaseUnavailable, rateLimited, versioned, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
+import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { requirePaired } from "../pairing.ts";
 import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
@@ -76,6 +77,7 @@ const legacySchedule = createRoute({
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
 export function scheduleRoutes(app: App, deps: Deps): void {
   const served = servedSchedules();
+  const seen = sightingRecorder(deps);
   // The last payload served per key (and per key and e-mail for the legacy read), for a database
   // outage: each at most 10,000 entries and 16 MiB of payload text (SERVED_SCHEDULE_BYTES).
   const lastServed = lastKnownGood<{ payload: VersionedPayload | null }>(servedBound(deps.now));
@@ -97,6 +99,8 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     if (payload === null) throw new Failure("unknown_license");
     const { version, body } = payload;
     const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL, ...ageHeader(age) };
+    // The version it now holds: sent in the 200, or the one its If-None-Match named for the 304.
+    seen(c, key.data, version);
     if (ifNoneMatch(c.req.header("if-none-match"), version)) return new Response(null, { status: 304, headers });
     return jsonText(body, 200, headers);
   });
@@ -114,6 +118,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     );
     requirePaired(row?.outcome);
     if (payload === null) throw new Failure("not_authorized");
+    seen(c, key.data, payload.version);
     // The served body is `{"version":…,…}`: put the e-mail in front rather than serialise it all again.
     return jsonText(`{"email":${JSON.stringify(email.data)},${payload.body.slice(1)}`, 200, ageHeader(age));
   });
