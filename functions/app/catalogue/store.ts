@@ -27,13 +27,11 @@ export interface Entitlement {
 
 /**
  * Many entitlement reads in one statement (`batchWhileBusy` gathers them): for each key and
- * e-mail, what cadence.entitled_proclamation_ids answers.
+ * e-mail, what one call of cadence.entitlements answers.
  */
 export async function readEntitlements(db: Database, reads: ReadonlyArray<{ key: string; email: string }>, options?: QueryOptions) {
   const rows = await db.query<Entitlement & { n: string }>(
-    `select r.n, e.outcome, to_json(e.ids::text[]) as ids
-       from unnest($1::text[], $2::text[]) with ordinality as r(key, email, n)
-      cross join lateral cadence.entitled_proclamation_ids(r.key, r.email) as e`,
+    "select e.n, e.outcome, to_json(e.ids::text[]) as ids from cadence.entitlements($1::text[], $2::text[]) as e",
     [reads.map((read) => read.key), reads.map((read) => read.email)],
     options,
   );

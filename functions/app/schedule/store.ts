@@ -27,26 +27,22 @@ export interface LegacyScheduleRead extends ScheduleRead {
 }
 
 /**
- * Many polls in one statement (`batchWhileBusy` gathers them): for each, what
- * cadence.license_schedule_if_changed answers, or null when the key is unknown.
+ * Many polls in one statement (`batchWhileBusy` gathers them), answered by one call of
+ * cadence.license_schedules_if_changed: for each, a `ScheduleRow`, or null when the key is unknown.
  */
 export async function readSchedulesIfChanged(db: Database, reads: readonly ScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<ScheduleRow & { n: string }>(
-    `select r.n, s.fingerprint, s.payload::text as body
-       from unnest($1::text[], $2::text[]) with ordinality as r(key, held, n)
-      cross join lateral cadence.license_schedule_if_changed(r.key, r.held) as s`,
+    "select s.n, s.fingerprint, s.payload::text as body from cadence.license_schedules_if_changed($1::text[], $2::text[]) as s",
     [reads.map((read) => read.key), reads.map((read) => read.fingerprint)],
     options,
   );
   return rowsByRead<ScheduleRow>(reads.length, rows);
 }
 
-/** Many legacy polls in one statement: for each, what cadence.legacy_schedule_if_changed answers. */
+/** Many legacy polls in one statement, answered by one call of cadence.legacy_schedules_if_changed. */
 export async function readLegacySchedulesIfChanged(db: Database, reads: readonly LegacyScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<LegacyScheduleRow & { n: string }>(
-    `select r.n, s.outcome, s.fingerprint, s.payload::text as body
-       from unnest($1::text[], $2::text[], $3::text[]) with ordinality as r(key, email, held, n)
-      cross join lateral cadence.legacy_schedule_if_changed(r.key, r.email, r.held) as s`,
+    "select s.n, s.outcome, s.fingerprint, s.payload::text as body from cadence.legacy_schedules_if_changed($1::text[], $2::text[], $3::text[]) as s",
     [reads.map((read) => read.key), reads.map((read) => read.email), reads.map((read) => read.fingerprint)],
     options,
   );
