@@ -1,4 +1,4 @@
--- The kiosk reads the API batches (functions/app/db/batch-while-busy.ts) as one call a batch: each
+-- The kiosk reads the API batches (functions/app/batch-while-busy.ts) as one call a batch: each
 -- function takes the batch's arrays and answers one row per position n (1-based; no row for an
 -- unknown key where the per-request function answered none). They replace the per-request
 -- functions, which the API called once per request inside each statement and which, pinned, could
