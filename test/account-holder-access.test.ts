@@ -130,10 +130,15 @@ describe("license keys", () => {
   const columns = "select key, active, system_name, last_validated_at from public.license_keys order by key";
 
   it("an account holder reads their license keys: key, active, system name, last validated", async () => {
-    await database.db.query("update public.license_keys set system_name = 'Lobby', last_validated_at = '2026-11-01T10:00:00Z' where key = 'DEMO-0000-0000-0001'");
+    // A validation an hour ago, on the real clock (whole seconds, as the column round-trips them).
+    const validatedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 3600_000);
+    await database.db.query(
+      "update public.license_keys set system_name = 'Lobby', last_validated_at = $1 where key = 'DEMO-0000-0000-0001'",
+      [validatedAt.toISOString()],
+    );
     try {
       expect(await read("demo", columns)).toEqual([
-        { key: "DEMO-0000-0000-0001", active: true, system_name: "Lobby", last_validated_at: new Date("2026-11-01T10:00:00Z") },
+        { key: "DEMO-0000-0000-0001", active: true, system_name: "Lobby", last_validated_at: validatedAt },
         { key: "DEMO-0000-0000-0002", active: true, system_name: null, last_validated_at: null },
         { key: "DEMO-0000-0000-0003", active: false, system_name: null, last_validated_at: null },
       ]);
