@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
 import { ClientIpHeader } from "./http/client-ip.ts";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { Email } from "../email.ts";
 
 /** The `email_action_type` values Cadence has templates for; any other is refused with 400. */

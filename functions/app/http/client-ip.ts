@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** What the entry hands the app about the connection (Hono's `c.env`). */
 export interface ConnectionInfo {
