@@ -37,17 +37,17 @@ export function redisServerAvailable(): boolean {
  * and persistence off.
  *
  * @example
- * const redis = await startRedis();
+ * const redis = await startRedis(); // or startRedis({ port, args: ["--requirepass", "secret"] })
  * const store = await createLimiter({ REDIS_URL: redis.url }, log, Date.now);
  */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: { port?: number; args?: string[] } = {}): Promise<RedisServer> {
   const binary = redisServerBinary();
   if (!binary) throw new Error("redis-server not found");
   const dir = mkdtempSync(join(tmpdir(), "cadence-redis-"));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(
     binary,
-    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"],
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", ...(options.args ?? [])],
     { stdio: ["ignore", "pipe", "pipe"], env: unfakedEnv() },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

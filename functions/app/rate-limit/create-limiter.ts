@@ -27,7 +27,7 @@ export interface LimiterStore {
  * Chooses the rate-limit store from the configuration:
  * - `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`: Upstash over its REST API (production);
  * - else `REDIS_URL`: a plain Redis, running the same script through `redisRequester`, imported only
- *   then (node-redis is no part of the edge function);
+ *   then (its connection is no part of the edge function);
  * - else memory, for the single-process local server.
  * Networked stores are bounded by `STORE_TIMEOUT_MS`.
  *

@@ -1,14 +1,14 @@
 import type { Requester, UpstashRequest, UpstashResponse } from "@upstash/redis";
-import { ErrorReply } from "redis";
+import { RedisReplyError } from "./resp.ts";
 
-/** What the requester needs of a Redis connection: node-redis's `sendCommand`. */
+/** What the requester needs of a Redis connection (`openRedisConnection`). */
 export interface CommandSender {
   sendCommand(args: string[]): Promise<unknown>;
 }
 
 /**
  * An @upstash/redis `Requester` that sends each command to a plain Redis server over one
- * node-redis connection speaking RESP2 (`openRedisConnection`), so `REDIS_URL` deployments (and
+ * RESP2 connection (`openRedisConnection`), so `REDIS_URL` deployments (and
  * our tests) run the limiter's script exactly as on Upstash. Replies come back as Upstash's REST
  * API writes them: `{result}` (nil as `null`), or `{error}` with Redis's message, which is how
  * @upstash/redis recognises `NOSCRIPT` and falls back from `EVALSHA` to `EVAL`.
@@ -17,7 +17,7 @@ export interface CommandSender {
  * when asked for one explicitly, and the limiter never does.
  *
  * @example
- * const redis = new Redis(redisRequester(nodeRedisClient));
+ * const redis = new Redis(redisRequester(connection.client));
  */
 export function redisRequester(connection: CommandSender): Requester {
   return {
@@ -27,7 +27,7 @@ export function redisRequester(connection: CommandSender): Requester {
         const result = await connection.sendCommand((request.body as unknown[]).map(String));
         return { result: (result ?? null) as TResult };
       } catch (error) {
-        if (error instanceof ErrorReply) return { error: error.message };
+        if (error instanceof RedisReplyError) return { error: error.message };
         throw error;
       }
     },
