@@ -287,4 +287,15 @@ describe("npm run sign (functions/cli/sign-onboarding.ts)", () => {
     expect((await live(ONBOARDING_PATH, init)).status).toBe(200);
     expect((await live(ONBOARDING_PATH, init)).status).toBe(401);
   });
+
+  it("an unknown flag (--help) prints the usage and exits 1, without a stack trace", async () => {
+    const root = new URL("../", import.meta.url).pathname;
+    const failed = await promisify(execFile)(
+      `${root}node_modules/.bin/deno`,
+      ["run", "--allow-env", "functions/cli/sign-onboarding.ts", "--help"],
+      { cwd: root, env: childEnv({ SIGNING_SECRET: SECRET }) },
+    ).then(() => undefined, (error: { code: number; stderr: string }) => error);
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toBe("Unknown option '--help'\nusage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]\n");
+  });
 });

@@ -12,14 +12,20 @@ function fail(message: string): never {
   Deno.exit(1);
 }
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: {
-    email: { type: "string" },
-    name: { type: "string" },
-    url: { type: "string", default: "http://localhost:8000" },
-  },
-});
+let values;
+try {
+  ({ values } = parseArgs({
+    args: Deno.args,
+    options: {
+      email: { type: "string" },
+      name: { type: "string" },
+      url: { type: "string", default: "http://localhost:8000" },
+    },
+  }));
+} catch (error) {
+  // An unknown flag (--help included) gets the usage, not a stack trace.
+  fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
+}
 if (!values.email) fail(usage);
 
 let secret: string | undefined;
