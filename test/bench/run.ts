@@ -10,7 +10,7 @@ import { type BaselineServer, startBaseline } from "./baseline-server.ts";
 import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.ts";
 import { measureColdStart } from "./cold-start.ts";
 import { CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
-import { benchDatabase } from "./database.ts";
+import { benchDatabase, copyDatabase } from "./database.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -52,6 +52,9 @@ progress("starting Postgres 15 and applying migrations and seed with the Supabas
 const database = await benchDatabase();
 const cleanup: Array<() => Promise<void>> = [() => database.server.stop()];
 try {
+  // Each configuration on its own copy: none reads what another's scenarios wrote.
+  const copies = new Map<ConfigurationName, string>();
+  for (const name of configurations) copies.set(name, await copyDatabase(database, `bench_${name}`));
   let run = 0;
   let retries = 0;
   /** One measured wrk run, with where the CPU went during it. */
@@ -148,7 +151,7 @@ try {
   const configured: ConfiguredRow[] = [];
   const peaks = new Map<ConfigurationName, number>();
   for (const name of configurations) {
-    const configuration = await openConfiguration(name, database.url, database.server.port);
+    const configuration = await openConfiguration(name, copies.get(name)!, database.server.port);
     try {
       const server = await startServer(configuration.env);
       try {
