@@ -10,7 +10,7 @@ import { LimiterUnavailable, type RateLimiter } from "../functions/app/rate-limi
 import { memoryLimiter } from "../functions/app/rate-limit/memory.ts";
 import { openRedisConnection, type RedisConnection } from "../functions/app/rate-limit/redis-connection.ts";
 import { perDay, perMinute } from "../functions/app/rate-limit/middleware.ts";
-import { redisRequester } from "../functions/app/rate-limit/redis-requester.ts";
+import { redisRequester } from "./support/redis-requester.ts";
 import { memoryLogger, testApp } from "./support/app.ts";
 import { testClock, utcDayStart } from "./support/clock.ts";
 import { pgliteDatabase } from "./support/database.ts";
@@ -189,7 +189,7 @@ for (const subject of stores) {
   );
 }
 
-describe.skipIf(!haveRedis)(`the Redis requester, on a stock redis-server${needsRedis}`, () => {
+describe.skipIf(!haveRedis)(`the Redis store (REDIS_URL) and the Upstash stub's requester, on a stock redis-server${needsRedis}`, () => {
   let connection: RedisConnection;
   const client = { sendCommand: (args: string[]) => connection.client.sendCommand(args) };
   beforeAll(async () => {
@@ -220,6 +220,9 @@ describe.skipIf(!haveRedis)(`the Redis requester, on a stock redis-server${needs
       const stats = String(await client.sendCommand(["INFO", "commandstats"]));
       expect(stats).toMatch(/cmdstat_eval:calls=1,/);
       expect(stats).toMatch(/cmdstat_evalsha:calls=5,/);
+      // A Redis that lost its scripts (a restart) gets the script again, and the count goes on.
+      await client.sendCommand(["SCRIPT", "FLUSH"]);
+      expect(await store.limiter.limit(rule, ip)).toMatchObject({ success: true, remaining: 4 });
     } finally {
       store.close();
     }

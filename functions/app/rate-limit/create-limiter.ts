@@ -26,7 +26,7 @@ export interface LimiterStore {
 /**
  * Chooses the rate-limit store from the configuration:
  * - `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`: Upstash over its REST API (production);
- * - else `REDIS_URL`: a plain Redis, running the same script through `redisRequester`, imported only
+ * - else `REDIS_URL`: a plain Redis, running the same script over our own connection, imported only
  *   then (its connection is no part of the edge function);
  * - else memory, for the single-process local server.
  * Networked stores are bounded by `STORE_TIMEOUT_MS`.
@@ -48,7 +48,13 @@ export async function createLimiter(
       enableTelemetry: false,
     });
     return {
-      limiter: boundedLimiter(redisLimiter(redis), { timeoutMs: STORE_TIMEOUT_MS, store: "upstash", log }),
+      limiter: boundedLimiter(
+        redisLimiter((script) => {
+          const loaded = redis.createScript<number[]>(script);
+          return (keys, args) => loaded.exec(keys, args);
+        }),
+        { timeoutMs: STORE_TIMEOUT_MS, store: "upstash", log },
+      ),
       describe: "upstash (UPSTASH_REDIS_REST_URL)",
       close: () => {},
     };
@@ -57,15 +63,17 @@ export async function createLimiter(
     const { openRedisConnection } = await importOptional<typeof import("./redis-connection.ts")>(
       new URL("./redis-connection.ts", import.meta.url),
     );
-    const { redisRequester } = await importOptional<typeof import("./redis-requester.ts")>(new URL("./redis-requester.ts", import.meta.url));
+    const { redisScript } = await importOptional<typeof import("./redis-script.ts")>(new URL("./redis-script.ts", import.meta.url));
     const connection = await openRedisConnection(config.REDIS_URL, {
       commandTimeoutMs: STORE_TIMEOUT_MS,
       connectWaitMs: CONNECT_WAIT_MS,
       log,
     });
-    const redis = new Redis(redisRequester(connection.client));
     return {
-      limiter: boundedLimiter(redisLimiter(redis), { timeoutMs: STORE_TIMEOUT_MS, store: "redis", log }),
+      limiter: boundedLimiter(
+        redisLimiter((script) => redisScript<number[]>(connection.client, script)),
+        { timeoutMs: STORE_TIMEOUT_MS, store: "redis", log },
+      ),
       describe: "redis (REDIS_URL)",
       close: connection.close,
     };

@@ -2,8 +2,12 @@ import { Buffer } from "node:buffer";
 import { connect as connectTcp, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import type { Logger } from "../log.ts";
-import type { CommandSender } from "./redis-requester.ts";
 import { encodeCommand, RedisReplyError, respReader, type RespValue } from "./resp.ts";
+
+/** What the limiter needs of a Redis connection: one command, its reply. */
+export interface CommandSender {
+  sendCommand(args: string[]): Promise<unknown>;
+}
 
 export interface RedisConnectionOptions {
   /** A command not answered in this time fails, and the connection is replaced: the server is stalled. */

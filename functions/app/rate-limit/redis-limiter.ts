@@ -1,6 +1,6 @@
-import type { Redis } from "@upstash/redis";
 import { batchWhileBusy } from "../batch-while-busy.ts";
 import type { LimitResult, LimitRule, RateLimiter } from "./limiter.ts";
+import type { ScriptCall } from "./redis-script.ts";
 
 /** How often identifiers whose refusal has ended are dropped from the in-process cache. */
 const SWEEP_EVERY_MS = 60_000;
@@ -24,7 +24,7 @@ return counts`;
 
 /**
  * The networked store: fixed windows counted in Redis, either Upstash itself (REST) or a plain
- * Redis behind `redisRequester`, so every instance of the function shares the same windows. Keys
+ * Redis (`REDIS_URL`), so every instance of the function shares the same windows. Keys
  * are @upstash/ratelimit's (`cadence:ratelimit:<rule>:<identifier>:<window>`), so instances of
  * this and of the earlier release share counts during a rolling deploy.
  *
@@ -35,13 +35,17 @@ return counts`;
  * memory until the window ends, as @upstash/ratelimit's ephemeral cache does: a flood from one
  * client costs no command at all.
  *
+ * `load` makes the store's caller of a script: on Upstash @upstash/redis's `createScript`, on a
+ * plain Redis `redisScript`; both send `EVALSHA`, and `EVAL` when the script is not loaded yet.
+ *
  * @example
- * const limiter = redisLimiter(new Redis({ url, token }));
+ * const redis = new Redis({ url, token });
+ * const limiter = redisLimiter((script) => (keys, args) => redis.createScript<number[]>(script).exec(keys, args));
  */
-export function redisLimiter(redis: Redis): RateLimiter {
-  const script = redis.createScript<number[]>(FIXED_WINDOWS);
+export function redisLimiter(load: (script: string) => ScriptCall<number[]>): RateLimiter {
+  const fixedWindows = load(FIXED_WINDOWS);
   const count = batchWhileBusy((windows: Array<{ key: string; windowMs: number }>) =>
-    script.exec(windows.map((window) => window.key), windows.map((window) => String(window.windowMs)))
+    fixedWindows(windows.map((window) => window.key), windows.map((window) => String(window.windowMs)))
   );
   /** `prefix:identifier` of each refused identifier -> when its window ends. */
   const refused = new Map<string, number>();

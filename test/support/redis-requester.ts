@@ -1,16 +1,12 @@
 import type { Requester, UpstashRequest, UpstashResponse } from "@upstash/redis";
-import { RedisReplyError } from "./resp.ts";
-
-/** What the requester needs of a Redis connection (`openRedisConnection`). */
-export interface CommandSender {
-  sendCommand(args: string[]): Promise<unknown>;
-}
+import type { CommandSender } from "../../functions/app/rate-limit/redis-connection.ts";
+import { RedisReplyError } from "../../functions/app/rate-limit/resp.ts";
 
 /**
- * An @upstash/redis `Requester` that sends each command to a plain Redis server over one
- * RESP2 connection (`openRedisConnection`), so `REDIS_URL` deployments (and
- * our tests) run the limiter's script exactly as on Upstash. Replies come back as Upstash's REST
- * API writes them: `{result}` (nil as `null`), or `{error}` with Redis's message, which is how
+ * An @upstash/redis `Requester` that sends each command to a plain Redis server over one RESP2
+ * connection (`openRedisConnection`): the Upstash stub's backend, so the tests run
+ * @upstash/redis's own script calls against a real Redis, as Upstash does. Replies come back as
+ * Upstash's REST API writes them: `{result}` (nil as `null`), or `{error}` with Redis's message, which is how
  * @upstash/redis recognises `NOSCRIPT` and falls back from `EVALSHA` to `EVAL`.
  *
  * Only single commands are forwarded: @upstash/redis sends pipelines through a requester only
