@@ -9,7 +9,7 @@ import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
 import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.ts";
 import { measureColdStart } from "./cold-start.ts";
-import { CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
+import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
 import {
   type BaselineRow,
@@ -124,44 +124,50 @@ try {
     return label;
   }
 
-  /** Every selected scenario on a server of one configuration. */
-  async function runScenarios(server: RunningServer, count?: () => Promise<number>): Promise<ScenarioRow[]> {
-    const rows: ScenarioRow[] = [];
-    for (const scenario of selected) {
-      const headers = { ...scenario.headers };
-      if (scenario.conditional) {
-        const etag = (await probe(server, scenario, headers)).etag;
-        headers["if-none-match"] = etag ?? '"no-etag-offered"';
-      }
-      const answer = await probe(server, scenario, headers);
-      const label = await baselineFor(scenario, answer.body);
-      progress(`${scenario.name}: ${scenario.method} ${scenario.path} (probe answered ${answer.status})`);
-      const shape = { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet };
-      const measured = await measure(server.url + scenario.path, shape, server.pid, count);
-      rows.push(judge({
-        name: scenario.name, method: scenario.method, path: scenario.path, probeStatus: answer.status, expectedStatus: scenario.status,
-        baseline: label, target: scenario.target, ...measured,
-      }, baselines.get(label)!));
-      // Which scenario raised the server's peak, should it pass the target.
-      progress(`${scenario.name}: ${Math.round(measured.requestsPerSecond)} req/s; server peak RSS so far ${peakRssMib(server.pid).toFixed(1)} MiB`);
+  /** One scenario on the server of one configuration. */
+  async function runScenario(server: RunningServer, scenario: Scenario, count?: () => Promise<number>): Promise<ScenarioRow> {
+    const headers = { ...scenario.headers };
+    if (scenario.conditional) {
+      const etag = (await probe(server, scenario, headers)).etag;
+      headers["if-none-match"] = etag ?? '"no-etag-offered"';
     }
-    return rows;
+    const answer = await probe(server, scenario, headers);
+    const label = await baselineFor(scenario, answer.body);
+    progress(`${scenario.name}: ${scenario.method} ${scenario.path} (probe answered ${answer.status})`);
+    const shape = { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet };
+    const measured = await measure(server.url + scenario.path, shape, server.pid, count);
+    // Which scenario raised the server's peak, should it pass the target.
+    progress(`${scenario.name}: ${Math.round(measured.requestsPerSecond)} req/s; server peak RSS so far ${peakRssMib(server.pid).toFixed(1)} MiB`);
+    return judge({
+      name: scenario.name, method: scenario.method, path: scenario.path, probeStatus: answer.status, expectedStatus: scenario.status,
+      baseline: label, target: scenario.target, ...measured,
+    }, baselines.get(label)!);
   }
 
+  // Every configuration's server runs at once (an idle one costs nothing) and each scenario is
+  // measured on all of them back to back, so a ratio compares runs seconds apart: this machine's
+  // speed drifted by a fifth from one minute to the next, which skewed ratios of runs minutes apart.
   const configured: ConfiguredRow[] = [];
   const peaks = new Map<ConfigurationName, number>();
-  for (const name of configurations) {
-    const configuration = await openConfiguration(name, copies.get(name)!, database.server.port);
-    try {
-      const server = await startServer(configuration.env);
-      try {
-        progress(`configuration ${name}: server listening at ${server.url} (pid ${server.pid})`);
-        for (const row of await runScenarios(server, configuration.redisCommands)) configured.push({ configuration: name, ...row });
-        peaks.set(name, peakRssMib(server.pid));
-      } finally {
-        await server.stop();
+  const running: Array<{ name: ConfigurationName; configuration: Configuration; server?: RunningServer }> = [];
+  try {
+    for (const name of configurations) {
+      const configuration = await openConfiguration(name, copies.get(name)!, database.server.port);
+      const entry: (typeof running)[number] = { name, configuration };
+      running.push(entry);
+      entry.server = await startServer(configuration.env);
+      progress(`configuration ${name}: server listening at ${entry.server.url} (pid ${entry.server.pid})`);
+    }
+    for (const scenario of selected) {
+      for (const { name, configuration, server } of running) {
+        progress(`configuration ${name}`);
+        configured.push({ configuration: name, ...await runScenario(server!, scenario, configuration.redisCommands) });
       }
-    } finally {
+    }
+    for (const { name, server } of running) peaks.set(name, peakRssMib(server!.pid));
+  } finally {
+    for (const { configuration, server } of running) {
+      await server?.stop();
       await configuration.stop();
     }
   }
