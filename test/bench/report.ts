@@ -18,6 +18,31 @@ export interface Measurement extends WrkResult {
   commandsPer1000?: number;
 }
 
+/** Two runs of one scenario as one: rates, latencies and CPU shares averaged, p99 and max the worse, every error counted. */
+export function together(a: Measurement, b: Measurement): Measurement {
+  const mean = (x: number, y: number) => (x + y) / 2;
+  return {
+    requests: a.requests + b.requests,
+    requestsPerSecond: mean(a.requestsPerSecond, b.requestsPerSecond),
+    p50Ms: mean(a.p50Ms, b.p50Ms),
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    maxMs: Math.max(a.maxMs, b.maxMs),
+    statusErrors: a.statusErrors + b.statusErrors,
+    socketErrors: a.socketErrors + b.socketErrors,
+    bytesPerResponse: mean(a.bytesPerResponse, b.bytesPerResponse),
+    generatorCpuSeconds: a.generatorCpuSeconds + b.generatorCpuSeconds,
+    cpu: {
+      server: mean(a.cpu.server, b.cpu.server),
+      postgres: mean(a.cpu.postgres, b.cpu.postgres),
+      generator: mean(a.cpu.generator, b.cpu.generator),
+      other: mean(a.cpu.other, b.cpu.other),
+    },
+    commandsPer1000: a.commandsPer1000 === undefined || b.commandsPer1000 === undefined
+      ? undefined
+      : mean(a.commandsPer1000, b.commandsPer1000),
+  };
+}
+
 export interface BaselineRow extends Measurement {
   name: string;
   /** The bare server's own peak RSS, for comparison with the app's. */
