@@ -84,7 +84,7 @@ describe("rate limits by the chosen client IP (10 per minute per client, a bucke
   ];
   for (const { name, client } of cases) {
     it(`${name}: forged X-Forwarded-For values open no new bucket, and another client keeps its own`, async () => {
-      const { request } = testApp(database.db, { trustProxy: header(name) });
+      const { request } = testApp(database.db, { clientIpSource: header(name) });
       const statuses: number[] = [];
       for (let i = 0; i < 11; i += 1) statuses.push((await request("/api/v2/license", validation(client("198.51.100.60")))).status);
       expect(statuses).toEqual([...Array(10).fill(400), 429]);
@@ -93,14 +93,14 @@ describe("rate limits by the chosen client IP (10 per minute per client, a bucke
   }
 
   it("x-forwarded-for (the first entry): each first entry is its own client, so only a proxy that overwrites the header may be trusted this way", async () => {
-    const { request } = testApp(database.db, { trustProxy: header("x-forwarded-for") });
+    const { request } = testApp(database.db, { clientIpSource: header("x-forwarded-for") });
     const statuses: number[] = [];
     for (let i = 0; i < 11; i += 1) statuses.push((await request("/api/v2/license", validation({ "x-forwarded-for": forgedForwardedFor() }))).status);
     expect(statuses).toEqual(Array(11).fill(400));
   });
 
   it("requests without a usable client IP share one \"unknown\" bucket per route: limited, never unlimited", async () => {
-    const { request } = testApp(database.db, { trustProxy: header("cf-connecting-ip") });
+    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip") });
     const unusable: Record<string, string>[] = [{}, { "cf-connecting-ip": "not-an-ip" }, { "cf-connecting-ip": "198.51.100.1, 198.51.100.2" }];
     const statuses: number[] = [];
     for (let i = 0; i < 11; i += 1) {

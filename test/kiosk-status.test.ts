@@ -86,13 +86,12 @@ describe("kiosk sightings: every call a kiosk makes with its key records when, f
   });
 
   const from = (ip: string, init: RequestInit = {}) => ({ ...init, headers: { ...init.headers as Record<string, string>, "x-forwarded-for": ip } });
+  /** A license validation of `key` by `email`, from `ip`. */
+  const validate = (key: string, email: string, ip: string) =>
+    request("/api/v2/license", from(ip, { method: "POST", headers: json, body: JSON.stringify({ license_key: key, email_address: email }) }));
 
   it("a license validation: the key, the time and the client IP, and no version", async () => {
-    const response = await request("/api/v2/license", from("198.51.100.10", {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ license_key: KEY.demoDaily, email_address: "demo@example.com" }),
-    }));
+    const response = await validate(KEY.demoDaily, "demo@example.com", "198.51.100.10");
     expect(response.status).toBe(200);
     await sightings.flush();
     const status = await statusOf(database.db, KEY.demoDaily);
@@ -149,11 +148,7 @@ describe("kiosk sightings: every call a kiosk makes with its key records when, f
     clock.advance(1_000);
     expect((await request(`/api/v2/schedule?email=demo@example.com&key=${KEY.legacy}`, from("198.51.100.16"))).status).toBe(400);
     expect((await request("/api/v2/proclamations", from("198.51.100.16", { headers: { "x-license-key": KEY.legacy, "x-email": "other@example.com" } }))).status).toBe(400);
-    const validation = await request("/api/v2/license", from("198.51.100.16", {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ license_key: KEY.legacy, email_address: "other@example.com" }),
-    }));
+    const validation = await validate(KEY.legacy, "other@example.com", "198.51.100.16");
     expect(validation.status).toBe(400);
     await sightings.flush();
     expect(await statusOf(database.db, KEY.legacy)).toEqual(before);
@@ -162,11 +157,7 @@ describe("kiosk sightings: every call a kiosk makes with its key records when, f
   it("a later call that carries no schedule keeps the version held; the latest call's time and IP win", async () => {
     const held = (await statusOf(database.db, KEY.demoWeekly)).schedule_version_held;
     clock.advance(2_000);
-    const response = await request("/api/v2/license", from("198.51.100.17", {
-      method: "POST",
-      headers: json,
-      body: JSON.stringify({ license_key: KEY.demoWeekly, email_address: "demo@example.com" }),
-    }));
+    const response = await validate(KEY.demoWeekly, "demo@example.com", "198.51.100.17");
     expect(response.status).toBe(200);
     await sightings.flush();
     const status = await statusOf(database.db, KEY.demoWeekly);
@@ -175,7 +166,7 @@ describe("kiosk sightings: every call a kiosk makes with its key records when, f
   });
 
   it("the client IP comes from where the rate limits take it, and an unknown one is recorded as null", async () => {
-    const { request: bySocket } = testApp(database.db, { now: clock.now, sightings, trustProxy: false });
+    const { request: bySocket } = testApp(database.db, { now: clock.now, sightings, clientIpSource: false });
     expect((await bySocket(`/api/v2/licenses/${KEY.other}/schedule`, from("198.51.100.18"))).status).toBe(200);
     await sightings.flush();
     expect((await statusOf(database.db, KEY.other)).last_seen_ip).toBe("127.0.0.1");

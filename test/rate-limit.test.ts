@@ -541,7 +541,7 @@ describe("rate limits over HTTP (memory store)", () => {
     });
 
     it("without a trusted proxy, X-Forwarded-For is ignored: the socket peer is the client", async () => {
-      const { app: bare } = app({ trustProxy: false });
+      const { app: bare } = app({ clientIpSource: false });
       const statuses: number[] = [];
       for (let i = 0; i < 11; i += 1) {
         const answer = await bare.request("/api/v2/license", from(`192.0.2.${i}`, badCredentials), { remoteAddr: "127.0.0.9" });

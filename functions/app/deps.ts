@@ -13,8 +13,8 @@ export interface Deps {
   log: Logger;
   /** The clock, in epoch milliseconds. */
   now: () => number;
-  /** Where the client IP comes from (`clientIpSource`): a trusted proxy's header, or false for the socket peer. */
-  trustProxy: ClientIpSource;
+  /** Where the client IP comes from (http/client-ip.ts): a trusted proxy's header, or false for the socket peer. */
+  clientIpSource: ClientIpSource;
   /** Delivers queued e-mails (console or Resend). */
   mailer: Mailer;
   /** The onboarding webhook's HMAC secret; without it every onboarding request is refused. */

@@ -73,7 +73,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     limiter: limiter.limiter,
     log,
     now,
-    trustProxy: clientIpSource(config, onSupabase),
+    clientIpSource: clientIpSource(config, onSupabase),
     mailer: mailerFromConfig(config),
     signingSecret: config.SIGNING_SECRET,
     signingSecretPrevious: config.SIGNING_SECRET_PREVIOUS,
@@ -90,7 +90,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const sweeper = onSupabase ? undefined : setInterval(() => sweepOutbox(deps), OUTBOX_SWEEP_MS);
   return {
     deps,
-    describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.trustProxy ? deps.trustProxy.name : "socket peer" },
+    describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer" },
     async close() {
       clearInterval(sweeper);
       limiter.close();

@@ -27,7 +27,7 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
     limiter: memoryLimiter(now),
     log: memoryLogger().log,
     now,
-    trustProxy: ClientIpHeader.parse("x-forwarded-for"),
+    clientIpSource: ClientIpHeader.parse("x-forwarded-for"),
     sightings: unrecorded,
     ...overrides,
   } as Deps;

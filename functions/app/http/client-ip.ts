@@ -1,4 +1,6 @@
+import type { Context } from "hono";
 import * as z from "zod";
+import type { Env } from "./route.ts";
 
 /** What the entry hands the app about the connection (Hono's `c.env`). */
 export interface ConnectionInfo {
@@ -92,11 +94,27 @@ function entryOf(value: string, source: ClientIpHeader): string | undefined {
  * hold an IP address.
  *
  * @example
- * clientIp(request, c.env, deps.trustProxy); // "203.0.113.7"
+ * clientIp(request, c.env, deps.clientIpSource); // "203.0.113.7"
  */
 export function clientIp(request: Request, connection: ConnectionInfo | undefined, source: ClientIpSource): string {
   if (source === false) return connection?.remoteAddr ?? UNKNOWN_CLIENT;
   const value = request.headers.get(source.header);
   if (value === null) return UNKNOWN_CLIENT;
   return ipAddress(entryOf(value, source)?.trim()) ?? UNKNOWN_CLIENT;
+}
+
+/**
+ * `clientIp` of `c`'s request, worked out once: a kiosk route asks twice (its rate limit, then its
+ * sighting), and the answer cannot change within a request.
+ *
+ * @example
+ * const ip = requestClientIp(c, deps.clientIpSource);
+ */
+export function requestClientIp(c: Context<Env>, source: ClientIpSource): string {
+  let ip = c.get("clientIp");
+  if (ip === undefined) {
+    ip = clientIp(c.req.raw, c.env, source);
+    c.set("clientIp", ip);
+  }
+  return ip;
 }

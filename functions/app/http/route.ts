@@ -2,7 +2,8 @@ import type { Context } from "hono";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { ConnectionInfo } from "./client-ip.ts";
 
-export type Env = { Bindings: ConnectionInfo };
+/** `clientIp`: the request's client IP, once worked out (`requestClientIp`). */
+export type Env = { Bindings: ConnectionInfo; Variables: { clientIp: string } };
 export type App = OpenAPIHono<Env>;
 export type Handler = (c: Context<Env>) => Response | Promise<Response>;
 

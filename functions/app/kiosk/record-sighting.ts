@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Deps } from "../deps.ts";
-import { clientIp, UNKNOWN_CLIENT } from "../http/client-ip.ts";
+import { requestClientIp, UNKNOWN_CLIENT } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
 
 /**
@@ -13,7 +13,7 @@ import type { Env } from "../http/route.ts";
  */
 export function sightingRecorder(deps: Deps): (c: Context<Env>, key: string, version?: string) => void {
   return function seen(c, key, version) {
-    const ip = clientIp(c.req.raw, c.env, deps.trustProxy);
+    const ip = requestClientIp(c, deps.clientIpSource);
     deps.sightings.saw(key, ip === UNKNOWN_CLIENT ? null : ip, version);
   };
 }

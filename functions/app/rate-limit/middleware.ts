@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
-import { clientIp } from "../http/client-ip.ts";
+import { requestClientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
 import { enforceLimit } from "./enforce-limit.ts";
 import type { FailMode, LimitRule } from "./limiter.ts";
@@ -39,7 +39,7 @@ export const perDay = (name: string, limit: number, failMode: FailMode = "open")
  */
 export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {
-    const headers = await enforceLimit(deps, rule, clientIp(c.req.raw, c.env, deps.trustProxy));
+    const headers = await enforceLimit(deps, rule, requestClientIp(c, deps.clientIpSource));
     await next();
     for (const [name, value] of Object.entries(headers)) {
       // Set on the response itself: c.header() after next() copies the whole response each time.
