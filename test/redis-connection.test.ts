@@ -21,16 +21,18 @@ function readAll(bytes: Buffer, chunkSizes: (at: number) => number): RespValue[]
 
 describe("RESP2, as the rate limiter's Redis connection speaks it", () => {
   it("a command is one array of bulk strings, lengths in bytes", () => {
-    expect(encodeCommand(["EVALSHA", "abc", "1", "k:é"])).toBe("*4\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$4\r\nk:é\r\n");
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    expect(decode(encodeCommand(["EVALSHA", "abc", "1", "k:1"]))).toBe("*4\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$3\r\nk:1\r\n");
+    expect(decode(encodeCommand(["SET", "k:é", "🎧", ""]))).toBe("*4\r\n$3\r\nSET\r\n$4\r\nk:é\r\n$4\r\n🎧\r\n$0\r\n\r\n");
   });
 
   it("reads every reply kind, whole or split at any byte", () => {
     const stream = Buffer.from(
-      "+OK\r\n:42\r\n$-1\r\n$4\r\nhé!\r\n*-1\r\n-NOSCRIPT No matching script\r\n" +
+      "+OK\r\n:42\r\n:-1234567\r\n+\r\n$-1\r\n$4\r\nhé!\r\n*-1\r\n-NOSCRIPT No matching script\r\n" +
         "*4\r\n:1\r\n$-1\r\n*2\r\n$1\r\nx\r\n-ERR inner\r\n$0\r\n\r\n",
     );
     const expected = [
-      "OK", 42, null, "hé!", null, new RedisReplyError("NOSCRIPT No matching script"),
+      "OK", 42, -1234567, "", null, "hé!", null, new RedisReplyError("NOSCRIPT No matching script"),
       [1, null, ["x", new RedisReplyError("ERR inner")], ""],
     ];
     expect(readAll(stream, () => stream.length)).toEqual(expected);
@@ -39,8 +41,8 @@ describe("RESP2, as the rate limiter's Redis connection speaks it", () => {
   });
 
   it("bytes that are not RESP2 are an error, not a reply", () => {
-    const feed = respReader(() => {});
-    expect(() => feed(Buffer.from("?what\r\n"))).toThrow(/not a RESP2 reply/);
+    expect(() => respReader(() => {})(Buffer.from("?what\r\n"))).toThrow(/not a RESP2 reply/);
+    expect(() => respReader(() => {})(Buffer.from(":4x2\r\n"))).toThrow(/not a RESP2 reply/);
   });
 });
 
@@ -105,6 +107,42 @@ describe.skipIf(!haveRedis)("the Redis connection (REDIS_URL)", () => {
       expect(answer).toBe("PONG");
       const events = lines.map((line) => JSON.parse(line).event);
       expect(events).toEqual(["redis_connected", "redis_connection_lost", "redis_connected"]);
+    } finally {
+      connection.close();
+      await server.stop();
+    }
+  });
+
+  it("a server that stops answering: the oldest command fails at its time, every other waiting one with it, the connection is replaced, and it answers again on resuming", async () => {
+    const server = await startRedis();
+    const { log, lines } = memoryLogger();
+    const connection = await openRedisConnection(server.url, { ...options, log });
+    try {
+      expect(await connection.client.sendCommand(["PING"])).toBe("PONG");
+      server.pause();
+      const started = performance.now();
+      const first = connection.client.sendCommand(["PING"]).catch((error: unknown) => ({ error, at: performance.now() - started }));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const second = connection.client.sendCommand(["PING"]).catch((error: unknown) => ({ error, at: performance.now() - started }));
+      const failures = (await Promise.all([first, second])) as Array<{ error: RedisUnavailable; at: number }>;
+      // The oldest command's time runs out at 500 ms; the connection goes with it, and so does the second.
+      for (const { error, at } of failures) {
+        expect(error).toBeInstanceOf(RedisUnavailable);
+        expect(error.code).toBe("ETIMEDOUT");
+        expect(at).toBeGreaterThanOrEqual(options.commandTimeoutMs - 5);
+        expect(at).toBeLessThan(options.commandTimeoutMs + 200);
+      }
+      server.resume();
+      const deadline = performance.now() + 5_000;
+      let answer: unknown;
+      while (answer !== "PONG" && performance.now() < deadline) {
+        answer = await connection.client.sendCommand(["PING"]).catch(() => undefined);
+        if (answer !== "PONG") await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(answer).toBe("PONG");
+      const events = lines.map((line) => JSON.parse(line));
+      expect(events.map((line) => line.event)).toEqual(["redis_connected", "redis_connection_lost", "redis_connected"]);
+      expect(events[1].reason).toBe("ETIMEDOUT");
     } finally {
       connection.close();
       await server.stop();

@@ -8,6 +8,10 @@ import { freePort } from "./postgres-server.ts";
 export interface RedisServer {
   /** e.g. redis://127.0.0.1:41237 */
   url: string;
+  /** Freezes the server (SIGSTOP): connections stay open and nothing is answered, as a stalled host. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -67,10 +71,20 @@ export async function startRedis(options: { port?: number; args?: string[] } = {
       reject(new Error(`redis-server exited with ${code}:\n${output}`));
     });
   });
+  let paused = false;
   return {
     url: `redis://127.0.0.1:${port}`,
+    pause() {
+      paused = child.kill("SIGSTOP");
+    },
+    resume() {
+      child.kill("SIGCONT");
+      paused = false;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
+        // Only when paused: under Deno's node:child_process a second kill() of a child is lost.
+        if (paused) child.kill("SIGCONT");
         child.kill("SIGTERM");
         await exited;
       }

@@ -43,7 +43,7 @@ const RECONNECT_MOST_MS = 2_000;
 interface Waiting {
   resolve(reply: unknown): void;
   reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
+  sentAt: number;
 }
 
 /**
@@ -51,7 +51,7 @@ interface Waiting {
  * and database), for the rate limiter's few commands. Written here rather than taken from
  * node-redis: node-redis writes commands as strings, and Deno's node:net encodes a string write
  * at a cost (29% of the limiter's time in a profile, a quarter of its CPU per check); this writes
- * each command as one Buffer.
+ * each command as one byte array.
  *
  * It reconnects by itself, and while it is down commands fail at once instead of queueing: a
  * request then gets its rule's fail mode without waiting, and a backlog of stale checks is never
@@ -78,22 +78,33 @@ export async function openRedisConnection(url: string, options: RedisConnectionO
   let everReady = false;
   let reconnectMs = RECONNECT_FIRST_MS;
   let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Commands sent and not yet answered, oldest first: Redis answers in order. */
   const waiting: Waiting[] = [];
+  /** Set for the oldest command's deadline while any waits: one timer, not one a command. */
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
   let onReady: (() => void) | undefined;
 
   function failAll(reason: string) {
-    for (const command of waiting.splice(0)) {
-      clearTimeout(command.timer);
-      command.reject(new RedisUnavailable(reason));
-    }
+    clearTimeout(watchdog);
+    watchdog = undefined;
+    for (const command of waiting.splice(0)) command.reject(new RedisUnavailable(reason));
   }
 
   function send(on: Socket, args: readonly string[]): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => drop(on, "ETIMEDOUT"), commandTimeoutMs);
-      waiting.push({ resolve, reject, timer });
-      on.write(Buffer.from(encodeCommand(args)));
+      waiting.push({ resolve, reject, sentAt: performance.now() });
+      watchdog ??= setTimeout(watch, commandTimeoutMs);
+      on.write(encodeCommand(args));
     });
+  }
+
+  /** Drops the connection when its oldest command is past its time; else waits for that time. */
+  function watch() {
+    watchdog = undefined;
+    if (waiting.length === 0 || !socket) return;
+    const waited = performance.now() - waiting[0].sentAt;
+    if (waited >= commandTimeoutMs) return drop(socket, "ETIMEDOUT");
+    watchdog = setTimeout(watch, commandTimeoutMs - waited);
   }
 
   /** Ends `lost` (if it is still the connection) and reconnects later. */
@@ -123,7 +134,6 @@ export async function openRedisConnection(url: string, options: RedisConnectionO
     const feed = respReader((reply: RespValue) => {
       const command = waiting.shift();
       if (!command) return drop(opened, "EPROTO");
-      clearTimeout(command.timer);
       if (reply instanceof RedisReplyError) command.reject(reply);
       else command.resolve(reply);
     });

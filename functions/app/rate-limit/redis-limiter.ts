@@ -60,7 +60,8 @@ export function redisLimiter(load: (script: string) => ScriptCall<number[]>): Ra
       const id = `cadence:ratelimit:${rule.name}:${identifier}`;
       const window = Math.floor(at / rule.windowMs);
       const reset = (window + 1) * rule.windowMs;
-      const refusedUntil = refused.get(id);
+      // Most of the time no one is refused: no lookup then.
+      const refusedUntil = refused.size === 0 ? undefined : refused.get(id);
       if (refusedUntil !== undefined && refusedUntil > at) {
         return { success: false, limit: rule.limit, remaining: 0, reset: refusedUntil };
       }

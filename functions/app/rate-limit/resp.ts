@@ -8,23 +8,37 @@ export class RedisReplyError extends Error {
 /** A RESP2 reply: simple and bulk strings, integers, nil, errors (inside arrays) and arrays. */
 export type RespValue = string | number | null | RedisReplyError | RespValue[];
 
+const encoder = new TextEncoder();
+
 /**
- * One command as RESP2 writes it (an array of bulk strings), in one string: the connection sends
- * a command in one socket write, where a client writing each part costs a write call a part.
+ * One command as RESP2 writes it (an array of bulk strings), as the bytes of one socket write: a
+ * client writing each part costs a write call a part. Lengths are in bytes. A command all ASCII
+ * (IP addresses, numbers, the script) is framed and encoded once: there each character is a byte.
  */
-export function encodeCommand(args: readonly string[]): string {
+export function encodeCommand(args: readonly string[]): Uint8Array {
+  const command = frame(args, (arg) => arg.length);
+  const bytes = encoder.encode(command);
+  // Any other character takes more bytes in UTF-8 than UTF-16 units: frame again, by bytes.
+  return bytes.length === command.length ? bytes : encoder.encode(frame(args, (arg) => encoder.encode(arg).length));
+}
+
+function frame(args: readonly string[], length: (arg: string) => number): string {
   let command = `*${args.length}\r\n`;
-  for (const arg of args) command += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
+  for (const arg of args) command += `$${length(arg)}\r\n${arg}\r\n`;
   return command;
 }
 
 /** Bytes arrived short of a whole reply. */
 const INCOMPLETE = Symbol("incomplete");
 
+const CR = 0x0d;
+const MINUS = 0x2d;
+
 /**
  * Reads RESP2 replies out of a byte stream: `feed` takes each chunk as it arrives and hands every
  * whole reply to `onReply`, in order, keeping a partial one for the next chunk. Throws on bytes
- * that are not RESP2 (the connection is then beyond repair).
+ * that are not RESP2 (the connection is then beyond repair). Integers and lengths are read from
+ * the bytes; only strings are decoded.
  *
  * @example
  * const feed = respReader((reply) => pending.shift()!.settle(reply));
@@ -34,28 +48,39 @@ export function respReader(onReply: (reply: RespValue) => void): (chunk: Buffer)
   let buffer: Buffer = Buffer.alloc(0);
   let at = 0;
 
-  function line(): { type: number; text: string } | typeof INCOMPLETE {
-    const end = buffer.indexOf("\r\n", at);
-    if (end === -1) return INCOMPLETE;
-    const type = buffer[at];
-    const text = buffer.toString("utf8", at + 1, end);
-    at = end + 2;
-    return { type, text };
+  /** Where the line from `at` ends (its CR), or -1 before its CR LF has arrived. */
+  function lineEnd(): number {
+    for (let end = at + 1; end + 1 < buffer.length; end += 1) if (buffer[end] === CR) return end;
+    return -1;
+  }
+
+  /** The integer between `from` and `end`: `:42`, `$-1`, `*3`. */
+  function integer(from: number, end: number): number {
+    const negative = buffer[from] === MINUS;
+    let value = 0;
+    for (let i = negative ? from + 1 : from; i < end; i += 1) {
+      const digit = buffer[i] - 0x30;
+      if (digit < 0 || digit > 9) throw new Error("not a RESP2 reply: a malformed integer");
+      value = value * 10 + digit;
+    }
+    return negative ? -value : value;
   }
 
   function value(): RespValue | typeof INCOMPLETE {
-    const header = line();
-    if (header === INCOMPLETE) return INCOMPLETE;
-    const { type, text } = header;
+    const end = lineEnd();
+    if (end === -1) return INCOMPLETE;
+    const type = buffer[at];
+    const from = at + 1;
+    at = end + 2;
     switch (type) {
       case 0x2b: // +
-        return text;
+        return buffer.toString("utf8", from, end);
       case 0x2d: // -
-        return new RedisReplyError(text);
+        return new RedisReplyError(buffer.toString("utf8", from, end));
       case 0x3a: // :
-        return Number(text);
+        return integer(from, end);
       case 0x24: { // $
-        const length = Number(text);
+        const length = integer(from, end);
         if (length === -1) return null;
         if (buffer.length < at + length + 2) return INCOMPLETE;
         const bulk = buffer.toString("utf8", at, at + length);
@@ -63,13 +88,13 @@ export function respReader(onReply: (reply: RespValue) => void): (chunk: Buffer)
         return bulk;
       }
       case 0x2a: { // *
-        const count = Number(text);
+        const count = integer(from, end);
         if (count === -1) return null;
-        const items: RespValue[] = [];
+        const items: RespValue[] = new Array(count);
         for (let i = 0; i < count; i += 1) {
           const item = value();
           if (item === INCOMPLETE) return INCOMPLETE;
-          items.push(item);
+          items[i] = item;
         }
         return items;
       }
