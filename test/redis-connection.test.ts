@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openRedisConnection, RedisUnavailable } from "../functions/app/rate-limit/redis-connection.ts";
+import { openRedisConnection, type RedisConnection, RedisUnavailable } from "../functions/app/rate-limit/redis-connection.ts";
 import { encodeCommand, RedisReplyError, respReader, type RespValue } from "../functions/app/rate-limit/resp.ts";
 import { memoryLogger } from "./support/app.ts";
 import { freePort } from "./support/postgres-server.ts";
@@ -45,6 +45,17 @@ describe("RESP2, as the rate limiter's Redis connection speaks it", () => {
     expect(() => respReader(() => {})(Buffer.from(":4x2\r\n"))).toThrow(/not a RESP2 reply/);
   });
 });
+
+/** PING every 50 ms until it answers PONG or `ms` pass; what it answered last. */
+async function pingWithin(connection: RedisConnection, ms: number): Promise<unknown> {
+  const deadline = performance.now() + ms;
+  let answer: unknown;
+  while (answer !== "PONG" && performance.now() < deadline) {
+    answer = await connection.client.sendCommand(["PING"]).catch(() => undefined);
+    if (answer !== "PONG") await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return answer;
+}
 
 describe.skipIf(!haveRedis)("the Redis connection (REDIS_URL)", () => {
   let secured: RedisServer;
@@ -98,13 +109,7 @@ describe.skipIf(!haveRedis)("the Redis connection (REDIS_URL)", () => {
       await expect(connection.client.sendCommand(["PING"])).rejects.toBeInstanceOf(RedisUnavailable);
       expect(performance.now() - started).toBeLessThan(100);
       server = await startRedis({ port });
-      const deadline = performance.now() + 5_000;
-      let answer: unknown;
-      while (answer !== "PONG" && performance.now() < deadline) {
-        answer = await connection.client.sendCommand(["PING"]).catch(() => undefined);
-        if (answer !== "PONG") await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(answer).toBe("PONG");
+      expect(await pingWithin(connection, 5_000)).toBe("PONG");
       const events = lines.map((line) => JSON.parse(line).event);
       expect(events).toEqual(["redis_connected", "redis_connection_lost", "redis_connected"]);
     } finally {
@@ -133,13 +138,7 @@ describe.skipIf(!haveRedis)("the Redis connection (REDIS_URL)", () => {
         expect(at).toBeLessThan(options.commandTimeoutMs + 200);
       }
       server.resume();
-      const deadline = performance.now() + 5_000;
-      let answer: unknown;
-      while (answer !== "PONG" && performance.now() < deadline) {
-        answer = await connection.client.sendCommand(["PING"]).catch(() => undefined);
-        if (answer !== "PONG") await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(answer).toBe("PONG");
+      expect(await pingWithin(connection, 5_000)).toBe("PONG");
       const events = lines.map((line) => JSON.parse(line));
       expect(events.map((line) => line.event)).toEqual(["redis_connected", "redis_connection_lost", "redis_connected"]);
       expect(events[1].reason).toBe("ETIMEDOUT");

@@ -2,33 +2,21 @@
 // running deployment from outside, read-only unless asked, one line per check and
 // `N passed, M failed` last; exits 1 when a check fails. After `supabase functions deploy api`,
 // run it against https://<ref>.supabase.co/functions/v1.
-import { parseArgs } from "node:util";
+import { type CommandLine, commandLine } from "./command-line.ts";
 import { CheckFailed, deploymentChecks } from "./deployment-checks.ts";
 
 const usage = "usage: check --url <base url> [--limits] [--secret <signing secret> --email <address>]";
+const cli: CommandLine = commandLine(usage, 2);
 
-function fail(message: string): never {
-  console.error(message);
-  Deno.exit(2);
-}
-
-let values;
-try {
-  ({ values } = parseArgs({
-    args: Deno.args,
-    options: {
-      url: { type: "string" },
-      limits: { type: "boolean", default: false },
-      secret: { type: "string" },
-      email: { type: "string" },
-    },
-  }));
-} catch (error) {
-  fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
-}
-if (!values.url || !URL.canParse(values.url) || !/^https?:$/.test(new URL(values.url).protocol)) fail(usage);
+const values = cli.flags({
+  url: { type: "string" },
+  limits: { type: "boolean", default: false },
+  secret: { type: "string" },
+  email: { type: "string" },
+});
+if (!values.url || !URL.canParse(values.url) || !/^https?:$/.test(new URL(values.url).protocol)) cli.fail(usage);
 // Onboarding creates an account: only when both are given, never from one of them by mistake.
-if ((values.secret === undefined) !== (values.email === undefined)) fail(`--secret and --email go together (they onboard that e-mail)\n${usage}`);
+if ((values.secret === undefined) !== (values.email === undefined)) cli.fail(`--secret and --email go together (they onboard that e-mail)\n${usage}`);
 
 if (values.limits) {
   console.error(

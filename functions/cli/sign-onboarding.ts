@@ -1,41 +1,28 @@
 // `npm run sign -- --email ada@example.com [--name "Ada"] [--url http://localhost:8000]`:
 // signs an onboarding request with SIGNING_SECRET using Cadence's own signing code and prints a
 // curl command that sends it (valid once, for 300 seconds).
-import { parseArgs } from "node:util";
 import { ConfigError, parseConfig } from "../app/config.ts";
 import { curlCommand, signOnboardingRequest } from "../app/onboarding/signed-request.ts";
+import { type CommandLine, commandLine } from "./command-line.ts";
 
 const usage = "usage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]";
+const cli: CommandLine = commandLine(usage, 1);
 
-function fail(message: string): never {
-  console.error(message);
-  Deno.exit(1);
-}
-
-let values;
-try {
-  ({ values } = parseArgs({
-    args: Deno.args,
-    options: {
-      email: { type: "string" },
-      name: { type: "string" },
-      url: { type: "string", default: "http://localhost:8000" },
-    },
-  }));
-} catch (error) {
-  // An unknown flag (--help included) gets the usage, not a stack trace.
-  fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
-}
-if (!values.email) fail(usage);
+const values = cli.flags({
+  email: { type: "string" },
+  name: { type: "string" },
+  url: { type: "string", default: "http://localhost:8000" },
+});
+if (!values.email) cli.fail(usage);
 
 let secret: string | undefined;
 try {
   secret = parseConfig(Deno.env.toObject()).SIGNING_SECRET;
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
-  fail(error.message);
+  cli.fail(error.message);
 }
-if (!secret) fail("SIGNING_SECRET is not set: export the secret shared with the server");
+if (!secret) cli.fail("SIGNING_SECRET is not set: export the secret shared with the server");
 
 const body = JSON.stringify(values.name === undefined ? { email: values.email } : { email: values.email, name: values.name });
 console.log(curlCommand(values.url, await signOnboardingRequest(secret, body)));

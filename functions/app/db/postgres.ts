@@ -100,7 +100,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
       return withClient((client) => {
         const pending = prepare
           ? client.sql.unsafe(text, params.map((value) => Array.isArray(value) ? arrayLiteral(value) : value) as postgres.ParameterOrJSON<never>[])
-          : client.sql.unsafe(withValuesInline(text, params), [], { prepare });
+          : client.sql.unsafe(withValuesInline(text, params), [], { prepare: false });
         let timer: ReturnType<typeof setTimeout> | undefined;
         const late = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
