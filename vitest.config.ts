@@ -22,6 +22,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // supabase-js builds its realtime client on the global WebSocket, which Node 20 has only behind
+    // this flag (Deno, where the app runs, has it).
+    execArgv: ["--experimental-websocket"],
     projects: [
       { extends: true, test: { name: "direct", include: ["test/**/*.test.ts"] } },
       // The same suites again, the app (and every server they start) reaching Postgres through

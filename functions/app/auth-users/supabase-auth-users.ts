@@ -1,13 +1,5 @@
-import type { AuthError, GoTrueAdminApi } from "@supabase/auth-js";
-// The admin client's own module: auth-js's index also loads the session client (GoTrueClient),
-// which runs code at load, so no bundler can leave it out.
-import adminApiModule from "@supabase/auth-js/dist/main/GoTrueAdminApi.js";
+import { type AuthError, createClient } from "@supabase/supabase-js";
 import type { AuthUsers } from "./auth-users.ts";
-
-// A CommonJS module whose `exports.default` is the class. Node, Deno and deno bundle give the default
-// import as `module.exports`; vitest (and tsc's types) give the class itself.
-const imported = adminApiModule as unknown as typeof GoTrueAdminApi | { default: typeof GoTrueAdminApi };
-const AdminApi = "default" in imported ? imported.default : imported;
 
 export interface SupabaseAuthOptions {
   /** The project URL (`SUPABASE_URL`); the Auth API lives under `/auth/v1`. */
@@ -26,9 +18,8 @@ function describe(call: string, error: AuthError): string {
 }
 
 /**
- * Auth users through Supabase Auth's admin API (auth-js's `GoTrueAdminApi`, the client behind
- * supabase-js's `supabase.auth.admin`, without the session, realtime and storage clients Cadence
- * has no use for).
+ * Auth users through Supabase Auth's admin API (supabase-js's `auth.admin`), on a client built
+ * with the service role key that keeps no session: no storage, no token refresh, no URL parsing.
  *
  * `ensure` creates the user with the account's id, its e-mail confirmed (the account's e-mail
  * was given by the integrator; no confirmation mail is sent) and the display name as metadata.
@@ -43,14 +34,15 @@ function describe(call: string, error: AuthError): string {
  */
 export function supabaseAuthUsers(options: SupabaseAuthOptions): AuthUsers {
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const admin = new AdminApi({
-    url: `${options.url.replace(/\/+$/, "")}/auth/v1`,
-    headers: { apikey: options.serviceRoleKey, Authorization: `Bearer ${options.serviceRoleKey}` },
-    fetch: (input, init) => {
-      const deadline = AbortSignal.timeout(timeoutMs);
-      return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+  const { admin } = createClient(options.url, options.serviceRoleKey, {
+    auth: { persistSession: false, autoRefreshToken: false, detectSessionInUrl: false },
+    global: {
+      fetch: (input, init) => {
+        const deadline = AbortSignal.timeout(timeoutMs);
+        return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+      },
     },
-  });
+  }).auth;
   return {
     async ensure(account) {
       const created = await admin.createUser({
