@@ -35,6 +35,17 @@ describe("configuration", () => {
     expect(() => parseConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
   });
 
+  it("leaves Upstash's rate-limit analytics and deny lists off by default, and refuses them without Upstash", () => {
+    expect(parseConfig({})).toMatchObject({ UPSTASH_RATELIMIT_ANALYTICS: false, UPSTASH_RATELIMIT_DENY_LISTS: false });
+    const upstash = { UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "token" };
+    expect(parseConfig({ ...upstash, UPSTASH_RATELIMIT_ANALYTICS: "true", UPSTASH_RATELIMIT_DENY_LISTS: "1" })).toMatchObject({
+      UPSTASH_RATELIMIT_ANALYTICS: true,
+      UPSTASH_RATELIMIT_DENY_LISTS: true,
+    });
+    expect(() => parseConfig({ REDIS_URL: "redis://127.0.0.1:6379", UPSTASH_RATELIMIT_ANALYTICS: "true" })).toThrow(/UPSTASH_RATELIMIT_ANALYTICS/);
+    expect(() => parseConfig({ UPSTASH_RATELIMIT_DENY_LISTS: "true" })).toThrow(/UPSTASH_RATELIMIT_DENY_LISTS/);
+  });
+
   it("accepts SIGNING_SECRET_PREVIOUS beside SIGNING_SECRET, and refuses it alone", () => {
     const rotating = parseConfig({ SIGNING_SECRET: "new-secret", SIGNING_SECRET_PREVIOUS: "old-secret" });
     expect(rotating).toMatchObject({ SIGNING_SECRET: "new-secret", SIGNING_SECRET_PREVIOUS: "old-secret" });

@@ -7,6 +7,27 @@ const denoJson = JSON.parse(readFileSync(new URL("functions/api/deno.json", root
 const installed = (name: string) =>
   JSON.parse(readFileSync(new URL(`node_modules/${name}/package.json`, root), "utf8")).version as string;
 
+/**
+ * The design card's packages: what this service is made of, by the owners' choice. deno-std is
+ * served by Web APIs (JSR, its registry, is out of reach), so it has no pin.
+ */
+const CARD_RUNTIME = ["@supabase/supabase-js", "zod", "@upstash/ratelimit", "@upstash/redis"];
+const CARD_TOOLS = ["supabase", "vitest"];
+
+describe("the design card's packages", () => {
+  for (const name of CARD_RUNTIME) {
+    it(`${name} is a runtime dependency and in the function's import map`, () => {
+      expect(pkg.dependencies[name], name).toBeDefined();
+      expect(denoJson.imports[name], name).toBe(`npm:${name}@${pkg.dependencies[name]}`);
+    });
+  }
+  for (const name of CARD_TOOLS) {
+    it(`${name} is a development dependency`, () => {
+      expect(pkg.devDependencies[name], name).toBeDefined();
+    });
+  }
+});
+
 describe("dependency pins", () => {
   const imports = Object.entries(denoJson.imports as Record<string, string>);
 

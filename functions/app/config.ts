@@ -35,6 +35,10 @@ export const configSchema = z
     REDIS_URL: optionalUrl,
     UPSTASH_REDIS_REST_URL: optionalUrl,
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
+    /** Records every check for the Upstash console's rate-limit analytics (more commands per check: README). */
+    UPSTASH_RATELIMIT_ANALYTICS: flag.default(false),
+    /** Refuses clients on the deny lists edited in the Upstash console (more commands per check: README). */
+    UPSTASH_RATELIMIT_DENY_LISTS: flag.default(false),
     MAILER: z.enum(["console", "resend"], { message: "must be console or resend" }).default("console"),
     RESEND_API_KEY: z.string().min(1).optional(),
     /** Where the resend mailer posts; only tests point it elsewhere. */
@@ -56,6 +60,12 @@ export const configSchema = z
         path: [env.UPSTASH_REDIS_REST_URL ? "UPSTASH_REDIS_REST_TOKEN" : "UPSTASH_REDIS_REST_URL"],
         message: "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN go together",
       });
+    }
+    for (const option of ["UPSTASH_RATELIMIT_ANALYTICS", "UPSTASH_RATELIMIT_DENY_LISTS"] as const) {
+      // Both live in the Upstash console: a plain Redis or memory has nowhere to show or edit them.
+      if (env[option] && !env.UPSTASH_REDIS_REST_URL) {
+        ctx.addIssue({ code: "custom", path: [option], message: "is an Upstash feature: set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN" });
+      }
     }
     if (Boolean(env.SUPABASE_URL) !== Boolean(env.SUPABASE_SERVICE_ROLE_KEY)) {
       ctx.addIssue({

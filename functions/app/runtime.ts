@@ -66,8 +66,9 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
   }
   const now = Date.now;
-  const limiter = await createLimiter(config, log, now);
-  const sightings = kioskSightings({ db, now, log, keepAlive: edgeRuntimeKeepAlive() });
+  const keepAlive = edgeRuntimeKeepAlive();
+  const limiter = await createLimiter(config, log, now, keepAlive);
+  const sightings = kioskSightings({ db, now, log, keepAlive });
   const deps: Deps = {
     db,
     limiter: limiter.limiter,
@@ -93,7 +94,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer" },
     async close() {
       clearInterval(sweeper);
-      limiter.close();
+      await limiter.close();
       // What kiosks were seen doing since the last write: written before the database goes.
       await sightings.close();
       await db.close();

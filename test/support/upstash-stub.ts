@@ -28,11 +28,11 @@ type Reply = { result?: unknown; error?: string };
  * `{result}` (200) or `{error}` (400); `POST /pipeline` with an array of commands answers an array
  * of those; a wrong `Authorization: Bearer` token gets 401; with `Upstash-Encoding: base64` every
  * string in a result except "OK" is base64. Commands run on `backend`, a real Redis behind
- * `redisRequester`, as Upstash runs them on its own Redis. `delayMs` holds each answer back that
+ * the plain-Redis requester (`openPlainRedis`), as Upstash runs them on its own Redis. `delayMs` holds each answer back that
  * long, as the network to Upstash would.
  *
  * @example
- * const stub = await startUpstashStub(redisRequester(client));
+ * const stub = await startUpstashStub((await openPlainRedis(url, options)).requester);
  * const redis = new Redis({ url: stub.url, token: stub.token });
  */
 export async function startUpstashStub(

@@ -10,7 +10,8 @@ import { security } from "../http/openapi-document.ts";
 import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
-import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
+import { limitByIp } from "../rate-limit/middleware.ts";
+import { RULES } from "../rate-limit/rules.ts";
 import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
 import { setSystemName } from "./set-system-name.ts";
 import { validateLicense as checkInDatabase, type Validation, type ValidationInput, validateLicenses } from "./store.ts";
@@ -42,7 +43,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
       ? lastValid.read(`${input.key}\n${input.email}`, () => checkBatched(input), (known) => known.outcome === "valid")
       : checkInDatabase(deps.db, input).then((value) => ({ value, age: null }));
 
-  app.use("/api/v2/license", limitByIp(deps, perMinute("license", 10)));
+  app.use("/api/v2/license", limitByIp(deps, RULES.license));
   route(
     app,
     createRoute({
@@ -72,7 +73,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
     },
   );
 
-  app.use("/api/v2/licenses/:licenseKey/system-name", limitByIp(deps, perMinute("system-name", 10)));
+  app.use("/api/v2/licenses/:licenseKey/system-name", limitByIp(deps, RULES.systemName));
   route(
     app,
     createRoute({

@@ -12,18 +12,12 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { errorMessage, maskKey } from "../log.ts";
 import { deliverEmail } from "../mail/outbox.ts";
 import { enforceLimit } from "../rate-limit/enforce-limit.ts";
-import { limitByIp, perDay, perMinute } from "../rate-limit/middleware.ts";
+import { limitByIp } from "../rate-limit/middleware.ts";
+import { RULES } from "../rate-limit/rules.ts";
 import { type Onboarded, onboardAccount } from "./onboard-account.ts";
 import { OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError } from "./schemas.ts";
 import { ONBOARDING_PATH, signatureVerifier } from "./signature.ts";
 import { recordNonce } from "./store.ts";
-
-/**
- * Spec section 8: 5 per minute per client IP, and 3 per 24 hours per e-mail address (normalized, so
- * case variants share a bucket). Both fail closed: an unchecked flood would create accounts and mail.
- */
-const PER_IP = perMinute("onboarding", 5, "closed");
-const PER_EMAIL = perDay("onboarding-email", 3, "closed");
 
 /**
  * Section 4.7, signed as section 5 item 6 says. The order is the point: the per-IP limit first;
@@ -39,7 +33,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
     if (!isUnavailable(error)) deps.log("error", "onboarding_failed", { error: errorMessage(error) });
     return new Failure("account_not_created");
   };
-  app.use(ONBOARDING_PATH, limitByIp(deps, PER_IP));
+  app.use(ONBOARDING_PATH, limitByIp(deps, RULES.onboardingPerIp));
   route(
     app,
     createRoute({
@@ -73,7 +67,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       if (!fresh) throw new Failure("invalid_signature");
       const input = parseOnboardingRequest(parseJsonBody(body));
 
-      const limitHeaders = await enforceLimit(deps, PER_EMAIL, input.email);
+      const limitHeaders = await enforceLimit(deps, RULES.onboardingPerEmail, input.email);
 
       let onboarded: Onboarded;
       try {

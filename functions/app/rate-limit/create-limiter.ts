@@ -2,10 +2,10 @@ import { Redis } from "@upstash/redis";
 import type { Config } from "../config.ts";
 import { importOptional } from "../import-optional.ts";
 import type { Logger } from "../log.ts";
-import { boundedLimiter } from "./bounded-limiter.ts";
 import type { RateLimiter } from "./limiter.ts";
 import { memoryLimiter } from "./memory.ts";
-import { redisLimiter } from "./redis-limiter.ts";
+import { RULES } from "./rules.ts";
+import { upstashRatelimit } from "./upstash-ratelimit.ts";
 
 /**
  * The longest a request waits for a networked store. An Upstash round trip from the edge takes a
@@ -20,25 +20,29 @@ export interface LimiterStore {
   limiter: RateLimiter;
   /** For the start-up log: which store, never its URL or token. */
   describe: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
  * Chooses the rate-limit store from the configuration:
- * - `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`: Upstash over its REST API (production);
- * - else `REDIS_URL`: a plain Redis, running the same script over our own connection, imported only
- *   then (its connection is no part of the edge function);
+ * - `UPSTASH_REDIS_REST_URL` and `UPSTASH_REDIS_REST_TOKEN`: @upstash/ratelimit on Upstash over
+ *   its REST API (production), with the operator's choice of analytics and deny lists;
+ * - else `REDIS_URL`: @upstash/ratelimit on a plain Redis through node-redis (plain-redis.ts),
+ *   imported only then (node-redis is no part of the edge function);
  * - else memory, for the single-process local server.
- * Networked stores are bounded by `STORE_TIMEOUT_MS`.
+ * Networked stores answer within `STORE_TIMEOUT_MS`; `keepAlive` keeps an edge worker alive for
+ * the library's background work.
  *
  * @example
- * const store = await createLimiter(config, log, Date.now);
+ * const store = await createLimiter(config, log, Date.now, edgeRuntimeKeepAlive());
  */
 export async function createLimiter(
-  config: Pick<Config, "REDIS_URL" | "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN">,
+  config: Partial<Pick<Config, "REDIS_URL" | "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN" | "UPSTASH_RATELIMIT_ANALYTICS" | "UPSTASH_RATELIMIT_DENY_LISTS">>,
   log: Logger,
   now: () => number,
+  keepAlive?: (work: Promise<unknown>) => void,
 ): Promise<LimiterStore> {
+  const networked = { timeoutMs: STORE_TIMEOUT_MS, rules: Object.values(RULES), log, keepAlive };
   if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
     const redis = new Redis({
       url: config.UPSTASH_REDIS_REST_URL,
@@ -48,35 +52,24 @@ export async function createLimiter(
       enableTelemetry: false,
     });
     return {
-      limiter: boundedLimiter(
-        redisLimiter((script) => {
-          const loaded = redis.createScript<number[]>(script);
-          return (keys, args) => loaded.exec(keys, args);
-        }),
-        { timeoutMs: STORE_TIMEOUT_MS, store: "upstash", log },
-      ),
+      limiter: upstashRatelimit(redis, {
+        ...networked,
+        store: "upstash",
+        analytics: config.UPSTASH_RATELIMIT_ANALYTICS,
+        denyLists: config.UPSTASH_RATELIMIT_DENY_LISTS,
+      }),
       describe: "upstash (UPSTASH_REDIS_REST_URL)",
-      close: () => {},
+      close: () => Promise.resolve(),
     };
   }
   if (config.REDIS_URL) {
-    const { openRedisConnection } = await importOptional<typeof import("./redis-connection.ts")>(
-      new URL("./redis-connection.ts", import.meta.url),
-    );
-    const { redisScript } = await importOptional<typeof import("./redis-script.ts")>(new URL("./redis-script.ts", import.meta.url));
-    const connection = await openRedisConnection(config.REDIS_URL, {
-      commandTimeoutMs: STORE_TIMEOUT_MS,
-      connectWaitMs: CONNECT_WAIT_MS,
-      log,
-    });
+    const { openPlainRedis } = await importOptional<typeof import("./plain-redis.ts")>(new URL("./plain-redis.ts", import.meta.url));
+    const plain = await openPlainRedis(config.REDIS_URL, { commandTimeoutMs: STORE_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS, log });
     return {
-      limiter: boundedLimiter(
-        redisLimiter((script) => redisScript<number[]>(connection.client, script)),
-        { timeoutMs: STORE_TIMEOUT_MS, store: "redis", log },
-      ),
+      limiter: upstashRatelimit(plain.redis, { ...networked, store: "redis" }),
       describe: "redis (REDIS_URL)",
-      close: connection.close,
+      close: plain.close,
     };
   }
-  return { limiter: memoryLimiter(now), describe: "memory", close: () => {} };
+  return { limiter: memoryLimiter(now), describe: "memory", close: () => Promise.resolve() };
 }

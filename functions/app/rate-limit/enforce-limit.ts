@@ -15,7 +15,7 @@ const RETRY_WHILE_UNAVAILABLE_S = 10;
  *   fails closed throws `rate_limit_unavailable` (503) with `Retry-After`.
  *
  * @example
- * const headers = await enforceLimit(deps, perDay("onboarding-email", 3, "closed"), normalizeEmail(email));
+ * const headers = await enforceLimit(deps, RULES.onboardingPerEmail, normalizeEmail(email));
  */
 export async function enforceLimit(
   deps: Pick<Deps, "limiter" | "now">,

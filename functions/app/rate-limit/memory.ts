@@ -12,7 +12,7 @@ import { WindowCounts } from "./window-counts.ts";
  *
  * @example
  * const limiter = memoryLimiter(Date.now);
- * await limiter.limit(perMinute("license", 10), "203.0.113.7");
+ * await limiter.limit(RULES.license, "203.0.113.7");
  */
 export function memoryLimiter(now: () => number = Date.now): RateLimiter {
   const windows = new Map<string, { bucket: number; counts: WindowCounts }>();

@@ -3,30 +3,7 @@ import type { Deps } from "../deps.ts";
 import { requestClientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
 import { enforceLimit } from "./enforce-limit.ts";
-import type { FailMode, LimitRule } from "./limiter.ts";
-
-/**
- * A rule of `limit` requests per minute (spec section 8: 10 per client IP on each kiosk route, a
- * bucket per route, so a kiosk polling its schedule can still validate its license). Fails open
- * unless told otherwise: kiosks keep working while the store is down.
- */
-export const perMinute = (name: string, limit: number, failMode: FailMode = "open"): LimitRule => ({
-  name,
-  limit,
-  windowMs: 60_000,
-  failMode,
-});
-
-/**
- * A rule of `limit` requests per 24 hours (spec section 8: 3 onboardings per e-mail address). A
- * fixed window, as every rule here: it resets at 00:00 UTC.
- */
-export const perDay = (name: string, limit: number, failMode: FailMode = "open"): LimitRule => ({
-  name,
-  limit,
-  windowMs: 24 * 60 * 60_000,
-  failMode,
-});
+import type { LimitRule } from "./limiter.ts";
 
 /**
  * Limits the route by client IP before any other work on it (spec section 7 rule 2): a request
@@ -35,7 +12,7 @@ export const perDay = (name: string, limit: number, failMode: FailMode = "open")
  * RateLimit-* headers keeps them, as it is the narrower one.
  *
  * @example
- * app.use("/api/v2/license", limitByIp(deps, perMinute("license", 10)));
+ * app.use("/api/v2/license", limitByIp(deps, RULES.license));
  */
 export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {

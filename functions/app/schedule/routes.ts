@@ -12,7 +12,8 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { requirePaired } from "../pairing.ts";
-import { limitByIp, perMinute } from "../rate-limit/middleware.ts";
+import { limitByIp } from "../rate-limit/middleware.ts";
+import { RULES } from "../rate-limit/rules.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
 import { servedBound, servedSchedules } from "./served-schedules.ts";
@@ -87,7 +88,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     readLegacySchedulesIfChanged(deps.db, reads, options)
   );
 
-  app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, perMinute("license-schedule", 10)));
+  app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, RULES.licenseSchedule));
   route(app, licenseSchedule, async (c) => {
     const key = LicenseKey.safeParse(c.req.param("licenseKey"));
     if (!key.success) throw new Failure("unknown_license");
@@ -105,7 +106,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     return jsonText(body, 200, headers);
   });
 
-  app.use("/api/v2/schedule", limitByIp(deps, perMinute("schedule", 10)));
+  app.use("/api/v2/schedule", limitByIp(deps, RULES.legacySchedule));
   route(app, legacySchedule, async (c) => {
     // A missing parameter reads as "", which neither schema accepts.
     const email = Email.safeParse(normalizeEmail(c.req.query("email") ?? ""));

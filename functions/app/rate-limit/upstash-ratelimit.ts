@@ -1,0 +1,108 @@
+import { Ratelimit } from "@upstash/ratelimit";
+import type { Redis } from "@upstash/redis";
+import { BoundedMap } from "../bounded-map.ts";
+import type { Logger } from "../log.ts";
+import { type LimitResult, type LimitRule, LimiterUnavailable, type RateLimiter } from "./limiter.ts";
+
+export interface UpstashRatelimitOptions {
+  /** Names the store in log lines: `upstash` or `redis`. */
+  store: string;
+  /** The longest a check waits for the store; past it the library answers `reason: "timeout"`. */
+  timeoutMs: number;
+  /** Rules whose instances are built now rather than on their first check (the spec's, at start-up). */
+  rules: LimitRule[];
+  log: Logger;
+  /** Upstash only: every check also recorded for the Upstash console's rate-limit analytics. */
+  analytics?: boolean;
+  /** Upstash only: checks also refused when the client is on a deny list edited in the Upstash console. */
+  denyLists?: boolean;
+  /** Where the edge runtime offers it (`EdgeRuntime.waitUntil`), background work (`pending`) is handed to it. */
+  keepAlive?: (work: Promise<unknown>) => void;
+}
+
+/**
+ * Refused clients each rule's instance remembers, so that a flood from one client is answered from
+ * memory until its window ends (@upstash/ratelimit's ephemeral cache); past this many, the client
+ * refused longest ago is forgotten and costs one call to the store again.
+ */
+const REFUSED_CLIENTS_PER_RULE = 10_000;
+
+/**
+ * The networked limiter: @upstash/ratelimit's fixed window on `redis`, Upstash itself or a plain
+ * Redis behind @upstash/redis's interface (plain-redis.ts), so every instance of the function
+ * shares the same windows. One `Ratelimit` per rule, built once and kept for the life of the
+ * process or isolate, as its ephemeral cache needs. Keys are `cadence:ratelimit:<rule>:<identifier>:<window>`,
+ * the keys earlier releases counted in, so counts carry over a rolling deploy.
+ *
+ * The library answers a store it could not hear from in time with `success: true, reason:
+ * "timeout"`, and throws on a store error; both are turned into `LimiterUnavailable` here, so each
+ * rule's fail mode decides (kiosk routes open, onboarding closed). The store going away and coming
+ * back are each logged once, not per request.
+ *
+ * @example
+ * const limiter = upstashRatelimit(new Redis({ url, token }), { store: "upstash", timeoutMs: 500, rules: Object.values(RULES), log });
+ */
+export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions): RateLimiter {
+  const { log, keepAlive } = options;
+  const instances = new Map<string, Ratelimit>();
+  let answering = true;
+
+  function instanceFor(rule: LimitRule): Ratelimit {
+    let instance = instances.get(rule.name);
+    if (!instance) {
+      instance = new Ratelimit({
+        redis,
+        limiter: Ratelimit.fixedWindow(rule.limit, `${rule.windowMs} ms`),
+        prefix: `cadence:ratelimit:${rule.name}`,
+        timeout: options.timeoutMs,
+        ephemeralCache: new BoundedMap<string, number>(REFUSED_CLIENTS_PER_RULE),
+        analytics: options.analytics ?? false,
+        enableProtection: options.denyLists ?? false,
+      });
+      instances.set(rule.name, instance);
+    }
+    return instance;
+  }
+  for (const rule of options.rules) instanceFor(rule);
+
+  function unavailable(error: unknown): LimiterUnavailable {
+    if (answering) {
+      answering = false;
+      // The reason only: store errors can quote commands, whose keys hold client IPs and e-mails.
+      log("warn", "rate_limit_store_unavailable", { store: options.store, reason: reasonOf(error) });
+    }
+    return error instanceof LimiterUnavailable ? error : new LimiterUnavailable("the store failed", { cause: error });
+  }
+
+  return {
+    async limit(rule: LimitRule, identifier: string): Promise<LimitResult> {
+      let result: Awaited<ReturnType<Ratelimit["limit"]>>;
+      try {
+        result = await instanceFor(rule).limit(identifier);
+      } catch (error) {
+        throw unavailable(error);
+      }
+      if (result.reason === "timeout") throw unavailable(new LimiterUnavailable(`no answer within ${options.timeoutMs} ms`));
+      if (!answering) {
+        answering = true;
+        log("info", "rate_limit_store_recovered", { store: options.store });
+      }
+      const settled = result.pending.then(undefined, (error: unknown) => {
+        log("warn", "rate_limit_background_failed", { store: options.store, reason: reasonOf(error) });
+      });
+      keepAlive?.(settled);
+      // A deny-list refusal has no window (reset 0): it lasts until staff lift it, so the client is told to wait the rule's window.
+      const reset = result.reset || (Math.floor(Date.now() / rule.windowMs) + 1) * rule.windowMs;
+      return { success: result.success, limit: rule.limit, remaining: result.remaining, reset };
+    },
+  };
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof LimiterUnavailable) return error.message;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") return code;
+  if (!(error instanceof Error)) return "unknown";
+  // Errors that keep the name "Error" say more by their class.
+  return error.name === "Error" ? error.constructor.name : error.name;
+}
