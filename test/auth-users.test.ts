@@ -6,8 +6,7 @@ import { supabaseAuthUsers } from "../functions/app/auth-users/supabase-auth-use
 import { parseConfig } from "../functions/app/config.ts";
 import type { Database } from "../functions/app/db/database.ts";
 import { deliverPending } from "../functions/app/mail/outbox.ts";
-import type { RateLimiter } from "../functions/app/rate-limit/limiter.ts";
-import { memoryLogger, testApp } from "./support/app.ts";
+import { memoryLogger, testApp, unlimitedLimiter } from "./support/app.ts";
 import { testClock } from "./support/clock.ts";
 import { freshDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
 import { startGotrueStub } from "./support/gotrue-stub.ts";
@@ -40,9 +39,6 @@ beforeEach(() => {
 let counter = 0;
 const newEmail = (prefix = "auth") => `${prefix}${++counter}@example.com`;
 
-const unlimited: RateLimiter = {
-  limit: (rule) => Promise.resolve({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0 }),
-};
 
 /** An account inserted directly, as staff or an earlier onboarding would leave it. */
 async function newAccount(email = newEmail("direct")): Promise<{ id: string; email: string }> {
@@ -133,7 +129,7 @@ describe("POST /api/v2/automations/create/account on Supabase: the account's Aut
       now: clock.now,
       signingSecret: SECRET,
       mailer: memoryMailer().mailer,
-      limiter: unlimited,
+      limiter: unlimitedLimiter,
       authUsers,
       ...overrides,
     });

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
-import type { RateLimiter } from "../functions/app/rate-limit/limiter.ts";
 import { generateLicenseKey } from "../functions/app/onboarding/license-key-generator.ts";
 import { onboardAccount } from "../functions/app/onboarding/onboard-account.ts";
 import { OnboardingResponse } from "../functions/app/onboarding/schemas.ts";
-import { memoryLogger, testApp, uniqueIp } from "./support/app.ts";
+import { memoryLogger, testApp, uniqueIp, unlimitedLimiter } from "./support/app.ts";
 import { testClock } from "./support/clock.ts";
 import { freshDatabase, pgliteDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
 import { memoryMailer } from "./support/mailer.ts";
@@ -108,10 +107,7 @@ describe("POST /api/v2/automations/create/account: account and key", () => {
   });
 
   it("creates one account and ten keys for ten simultaneous onboardings of one new e-mail", async () => {
-    const unlimited: RateLimiter = {
-      limit: (rule) => Promise.resolve({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0 }),
-    };
-    const { request: parallel } = testApp(db, { now: clock.now, signingSecret: SECRET, mailer: mail.mailer, limiter: unlimited });
+    const { request: parallel } = testApp(db, { now: clock.now, signingSecret: SECRET, mailer: mail.mailer, limiter: unlimitedLimiter });
     const email = newEmail("together");
     const responses = await Promise.all(
       Array.from({ length: 10 }, async (_, i) =>

@@ -6,9 +6,10 @@ import { Failure } from "../functions/app/errors.ts";
 import { createLimiter, type LimiterStore } from "../functions/app/rate-limit/create-limiter.ts";
 import { enforceLimit } from "../functions/app/rate-limit/enforce-limit.ts";
 import { LimiterUnavailable, type RateLimiter } from "../functions/app/rate-limit/limiter.ts";
+import { memoryLimiter } from "../functions/app/rate-limit/memory.ts";
 import { openPlainRedis, type PlainRedis } from "../functions/app/rate-limit/plain-redis.ts";
 import { perDay, perMinute } from "../functions/app/rate-limit/rules.ts";
-import { memoryLogger, testApp } from "./support/app.ts";
+import { downLimiter, memoryLogger, testApp } from "./support/app.ts";
 import { testClock, utcDayStart } from "./support/clock.ts";
 import { pgliteDatabase } from "./support/database.ts";
 import { freePort } from "./support/postgres-server.ts";
@@ -611,8 +612,15 @@ describe("rate limits over HTTP (memory store)", () => {
       path: "/api/v2/schedule?email=nobody@example.com&licenseKey=DEMO-0000-0000-0001",
       init: {},
       status: 400,
+      alongside: true,
     },
-    { route: "GET /api/v2/licenses/{licenseKey}/schedule", path: "/api/v2/licenses/NONE-0000-0000-0000/schedule", init: {}, status: 404 },
+    {
+      route: "GET /api/v2/licenses/{licenseKey}/schedule",
+      path: "/api/v2/licenses/NONE-0000-0000-0000/schedule",
+      init: {},
+      status: 404,
+      alongside: true,
+    },
     {
       route: "PUT /api/v2/licenses/{licenseKey}/system-name",
       path: "/api/v2/licenses/NONE-0000-0000-0000/system-name",
@@ -621,13 +629,17 @@ describe("rate limits over HTTP (memory store)", () => {
     },
   ];
 
-  for (const { route, path, init, status } of kioskRoutes) {
+  for (const { route, path, init, status, alongside } of kioskRoutes) {
     describe(route, () => {
-      it("10 requests per minute per client IP, checked before credentials and the database: the 11th gets 429", async () => {
+      const rule = alongside
+        ? "10 requests per minute per client IP, checked while the database is read: the 11th gets 429, its read discarded, and a client already refused starts no read"
+        : "10 requests per minute per client IP, checked before credentials and the database: the 11th gets 429";
+      it(rule, async () => {
         const { request } = app();
         const answers: Response[] = [];
         for (let i = 0; i < 10; i += 1) answers.push(await request(path, from(ip, init)));
         expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(status));
+        if (alongside) expect((await request(path, from(ip, init))).status).toBe(429);
 
         const before = queries;
         const over = await Promise.all(Array.from({ length: 5 }, () => request(path, from(ip, init))));
@@ -648,8 +660,7 @@ describe("rate limits over HTTP (memory store)", () => {
       });
 
       it("with the store down, the route fails open: the request is served, without RateLimit-* headers", async () => {
-        const down: RateLimiter = { limit: () => Promise.reject(new LimiterUnavailable("down")) };
-        const { request } = app({ limiter: down });
+        const { request } = app({ limiter: downLimiter });
         const answers: Response[] = [];
         for (let i = 0; i < 12; i += 1) answers.push(await request(path, from(ip, init)));
         expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(status));
@@ -657,6 +668,57 @@ describe("rate limits over HTTP (memory store)", () => {
       });
     });
   }
+
+  describe("the schedule reads: the limit checked while the database is read", () => {
+    const schedule = "/api/v2/licenses/DEMO-0000-0000-0001/schedule";
+
+    it("a refused request records no sighting: the 429 is the answer whatever the read found", async () => {
+      const sightings: string[] = [];
+      const { request } = app({ sightings: { saw: (key) => sightings.push(key) } });
+      for (let i = 0; i < 10; i += 1) expect((await request(schedule, from(ip))).status).toBe(200);
+      const refused = await Promise.all(Array.from({ length: 3 }, () => request(schedule, from(ip))));
+      expect(refused.map((answer) => answer.status)).toEqual([429, 429, 429]);
+      expect(await refused[0].json()).toEqual({ message: "too many requests" });
+      expect(refused[0].headers.get("etag")).toBeNull();
+      expect(sightings).toHaveLength(10);
+    });
+
+    /** Waits out the end of the current minute if it is near, so a flood's window cannot turn midway. */
+    async function awayFromWindowEnd() {
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+    }
+
+    async function flood(limiter: RateLimiter) {
+      const { request } = testApp(db, { limiter });
+      await awayFromWindowEnd();
+      const before = queries;
+      const first = await Promise.all(Array.from({ length: 50 }, () => request(schedule, from(ip))));
+      const readsOfFirst = queries - before;
+      const second = await Promise.all(Array.from({ length: 100 }, () => request(schedule, from(ip))));
+      const statuses = [...first, ...second].map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(10);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(140);
+      return { readsOfFirst, readsOfSecond: queries - before - readsOfFirst };
+    }
+
+    it("a flood from one address, memory store: at most one read past the window's 10, none once its refusal is known", async () => {
+      const { readsOfFirst, readsOfSecond } = await flood(memoryLimiter(Date.now));
+      expect(readsOfFirst).toBeLessThanOrEqual(11);
+      expect(readsOfSecond).toBe(0);
+    });
+
+    it.skipIf(!haveRedis)(`a flood from one address, Redis store: the reads in flight before its first refusal, none after${needsRedis}`, async () => {
+      const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, Date.now);
+      try {
+        const { readsOfFirst, readsOfSecond } = await flood(store.limiter);
+        expect(readsOfFirst).toBeLessThanOrEqual(50);
+        expect(readsOfSecond).toBe(0);
+      } finally {
+        await store.close();
+      }
+    });
+  });
 
   describe("the limited kiosk routes together", () => {
     it("429: JSON {message}, Retry-After in whole seconds, and the RateLimit-* headers", async () => {
@@ -727,8 +789,7 @@ describe("rate limits over HTTP (memory store)", () => {
     });
 
     it("with the store down, it fails closed: 503 {message} with Retry-After", async () => {
-      const down: RateLimiter = { limit: () => Promise.reject(new LimiterUnavailable("down")) };
-      const { request } = app({ limiter: down });
+      const { request } = app({ limiter: downLimiter });
       const answer = await request("/api/v2/automations/create/account", from(ip, unsigned));
       expect(answer.status).toBe(503);
       expect(await answer.json()).toEqual({ message: "rate limiting is unavailable, try again shortly" });

@@ -11,6 +11,15 @@ describe("the memory limiter's counts of one window", () => {
     expect(counts.increment("203.0.113.7")).toBe(3);
   });
 
+  it("reads a count without counting, 0 for an identifier not seen, IPv4 or not", () => {
+    const counts = new WindowCounts();
+    counts.increment("203.0.113.7");
+    counts.increment("ada@example.com");
+    counts.increment("ada@example.com");
+    expect([counts.count("203.0.113.7"), counts.count("ada@example.com"), counts.count("203.0.113.8"), counts.count("bob@example.com")]).toEqual([1, 2, 0, 0]);
+    expect(counts.increment("203.0.113.7")).toBe(2);
+  });
+
   it("keeps every count exact while the table grows past a million addresses", () => {
     const counts = new WindowCounts();
     const total = 1_100_000;

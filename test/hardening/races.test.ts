@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RateLimiter } from "../../functions/app/rate-limit/limiter.ts";
 import { memoryMailer } from "../support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
-import { testApp } from "../support/app.ts";
+import { testApp, unlimitedLimiter } from "../support/app.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 
 /** Rounds per race: a few in `npm test`, many in `npm run test:soak`. */
 const ROUNDS = process.env.SOAK ? 50 : 5;
 const PARALLEL = 20;
-const unlimited: RateLimiter = {
-  limit: (rule) => Promise.resolve({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0 }),
-};
 
 let database: TestDatabase;
 let request: ReturnType<typeof testApp>["request"];
@@ -18,7 +14,7 @@ const mail = memoryMailer();
 
 beforeAll(async () => {
   database = await freshDatabase({ max: PARALLEL + 4 });
-  ({ request } = testApp(database.db, { limiter: unlimited, signingSecret: SECRET, mailer: mail.mailer }));
+  ({ request } = testApp(database.db, { limiter: unlimitedLimiter, signingSecret: SECRET, mailer: mail.mailer }));
 });
 afterAll(() => database.drop());
 

@@ -4,6 +4,7 @@ import type { Deps } from "../../functions/app/deps.ts";
 import { ClientIpHeader } from "../../functions/app/http/client-ip.ts";
 import type { KioskSightings } from "../../functions/app/kiosk/sightings.ts";
 import type { Logger } from "../../functions/app/log.ts";
+import { LimiterUnavailable, type RateLimiter } from "../../functions/app/rate-limit/limiter.ts";
 import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
 import { markFakeClocked } from "./clock.ts";
 
@@ -32,6 +33,18 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
     ...overrides,
   } as Deps;
 }
+
+/** A limiter that lets every request through, for suites about something else under load. */
+export const unlimitedLimiter: RateLimiter = {
+  limit: (rule) => Promise.resolve({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0 }),
+  isRefused: () => false,
+};
+
+/** A limiter whose store is down: every check fails, and each rule's fail mode decides. */
+export const downLimiter: RateLimiter = {
+  limit: () => Promise.reject(new LimiterUnavailable("down")),
+  isRefused: () => false,
+};
 
 /** Sightings nobody writes: suites about kiosk status give the app a real writer (kioskSightings). */
 const unrecorded: KioskSightings = { saw() {} };

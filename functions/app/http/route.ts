@@ -2,8 +2,11 @@ import type { Context } from "hono";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { ConnectionInfo } from "./client-ip.ts";
 
-/** `clientIp`: the request's client IP, once worked out (`requestClientIp`). */
-export type Env = { Bindings: ConnectionInfo; Variables: { clientIp: string } };
+/**
+ * `clientIp`: the request's client IP, once worked out (`requestClientIp`); `limitPassed`: the
+ * verdict of a limit checked alongside the handler (`limitAlongside`).
+ */
+export type Env = { Bindings: ConnectionInfo; Variables: { clientIp: string; limitPassed: Promise<void> } };
 export type App = OpenAPIHono<Env>;
 export type Handler = (c: Context<Env>) => Response | Promise<Response>;
 

@@ -28,7 +28,13 @@ export interface LimitRule {
  * algorithm of @upstash/ratelimit. A store that cannot answer rejects with `LimiterUnavailable`.
  */
 export interface RateLimiter {
+  /** Counts one request of `identifier` against `rule`. */
   limit(rule: LimitRule, identifier: string): Promise<LimitResult>;
+  /**
+   * Whether `identifier` was already refused in `rule`'s current window, as this process knows
+   * without asking the store: its next check is a refusal too (answered from memory).
+   */
+  isRefused(rule: LimitRule, identifier: string): boolean;
 }
 
 /** The store did not answer in time or failed; the rule's `failMode` decides what happens. */

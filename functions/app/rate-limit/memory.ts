@@ -32,5 +32,9 @@ export function memoryLimiter(now: () => number = Date.now): RateLimiter {
         reset: (bucket + 1) * rule.windowMs,
       });
     },
+    isRefused(rule: LimitRule, identifier: string): boolean {
+      const window = windows.get(rule.name);
+      return window?.bucket === Math.floor(now() / rule.windowMs) && window.counts.count(identifier) > rule.limit;
+    },
   };
 }

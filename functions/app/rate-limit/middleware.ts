@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
 import { requestClientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
@@ -18,9 +18,45 @@ export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {
     const headers = await enforceLimit(deps, rule, requestClientIp(c, deps.clientIpSource));
     await next();
-    for (const [name, value] of Object.entries(headers)) {
-      // Set on the response itself: c.header() after next() copies the whole response each time.
-      if (!c.res.headers.has(name)) c.res.headers.set(name, value);
-    }
+    setLimitHeaders(c, headers);
   };
+}
+
+/**
+ * Limits a read-only route by client IP while its handler reads: the handler starts at once, so
+ * its database read and the limit check overlap, and a kiosk waits for the later of the two rather
+ * than their sum. The limit's verdict still comes first: the handler awaits `limitPassed(c)` before
+ * anything it records, and a refusal is the answer whatever the handler answered (its read is
+ * discarded). A client this process already knows to be refused in the window starts no handler,
+ * so a flood from one address costs about one window's limit of reads.
+ *
+ * @example
+ * app.use("/api/v2/licenses/:licenseKey/schedule", limitAlongside(deps, RULES.licenseSchedule));
+ */
+export function limitAlongside(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
+  return async function limitAlongsideMiddleware(c, next) {
+    const client = requestClientIp(c, deps.clientIpSource);
+    const refused = deps.limiter.isRefused(rule, client);
+    const verdict = enforceLimit(deps, rule, client);
+    if (refused) await verdict;
+    const passed = verdict.then(() => {});
+    // Both are settled below or by the handler; a refusal must not surface as unhandled meanwhile.
+    verdict.catch(() => {});
+    passed.catch(() => {});
+    c.set("limitPassed", passed);
+    await next();
+    setLimitHeaders(c, await verdict);
+  };
+}
+
+/** Resolves once the route's limit (`limitAlongside`) has let the request through; rejects with its refusal. */
+export function limitPassed(c: Context<Env>): Promise<void> {
+  return c.get("limitPassed") ?? Promise.resolve();
+}
+
+function setLimitHeaders(c: Context<Env>, headers: Record<string, string>) {
+  for (const [name, value] of Object.entries(headers)) {
+    // Set on the response itself: c.header() after next() copies the whole response each time.
+    if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+  }
 }

@@ -45,17 +45,21 @@ const REFUSED_CLIENTS_PER_RULE = 10_000;
 export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions): RateLimiter {
   const { log, keepAlive } = options;
   const instances = new Map<string, Ratelimit>();
+  /** Each rule's ephemeral cache, which the library fills: `<prefix>:<identifier>` -> when its refusal ends. */
+  const refusals = new Map<string, BoundedMap<string, number>>();
   let answering = true;
 
   function instanceFor(rule: LimitRule): Ratelimit {
     let instance = instances.get(rule.name);
     if (!instance) {
+      const refused = new BoundedMap<string, number>(REFUSED_CLIENTS_PER_RULE);
+      refusals.set(rule.name, refused);
       instance = new Ratelimit({
         redis,
         limiter: Ratelimit.fixedWindow(rule.limit, `${rule.windowMs} ms`),
-        prefix: `cadence:ratelimit:${rule.name}`,
+        prefix: prefixOf(rule),
         timeout: options.timeoutMs,
-        ephemeralCache: new BoundedMap<string, number>(REFUSED_CLIENTS_PER_RULE),
+        ephemeralCache: refused,
         analytics: options.analytics ?? false,
         enableProtection: options.denyLists ?? false,
       });
@@ -95,8 +99,14 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
       const reset = result.reset || (Math.floor(Date.now() / rule.windowMs) + 1) * rule.windowMs;
       return { success: result.success, limit: rule.limit, remaining: result.remaining, reset };
     },
+    isRefused(rule: LimitRule, identifier: string): boolean {
+      const until = refusals.get(rule.name)?.get(`${prefixOf(rule)}:${identifier}`);
+      return until !== undefined && until > Date.now();
+    },
   };
 }
+
+const prefixOf = (rule: LimitRule) => `cadence:ratelimit:${rule.name}`;
 
 function reasonOf(error: unknown): string {
   if (error instanceof LimiterUnavailable) return error.message;

@@ -44,6 +44,13 @@ export class WindowCounts {
     return this.#counts[slot];
   }
 
+  /** The count of `identifier` in this window so far, without counting a request. */
+  count(identifier: string): number {
+    const address = ipv4(identifier);
+    if (address === null) return this.#others.get(identifier) ?? 0;
+    return this.#counts[this.#slotOf(address)];
+  }
+
   /** The slot holding `address`, or the free slot where it belongs (linear probing). */
   #slotOf(address: number): number {
     const mask = this.#counts.length - 1;

@@ -12,7 +12,7 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { requirePaired } from "../pairing.ts";
-import { limitByIp } from "../rate-limit/middleware.ts";
+import { limitAlongside, limitPassed } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
@@ -88,7 +88,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     readLegacySchedulesIfChanged(deps.db, reads, options)
   );
 
-  app.use("/api/v2/licenses/:licenseKey/schedule", limitByIp(deps, RULES.licenseSchedule));
+  app.use("/api/v2/licenses/:licenseKey/schedule", limitAlongside(deps, RULES.licenseSchedule));
   route(app, licenseSchedule, async (c) => {
     const key = LicenseKey.safeParse(c.req.param("licenseKey"));
     if (!key.success) throw new Failure("unknown_license");
@@ -97,6 +97,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
       () => served.read(key.data, (fingerprint) => readSchedule({ key: key.data, fingerprint })),
       (answer) => answer.payload !== null,
     );
+    await limitPassed(c);
     if (payload === null) throw new Failure("unknown_license");
     const { version, body } = payload;
     const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL, ...ageHeader(age) };
@@ -106,7 +107,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     return jsonText(body, 200, headers);
   });
 
-  app.use("/api/v2/schedule", limitByIp(deps, RULES.legacySchedule));
+  app.use("/api/v2/schedule", limitAlongside(deps, RULES.legacySchedule));
   route(app, legacySchedule, async (c) => {
     // A missing parameter reads as "", which neither schema accepts.
     const email = Email.safeParse(normalizeEmail(c.req.query("email") ?? ""));
@@ -117,6 +118,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
       () => served.read(key.data, (fingerprint) => readLegacy({ key: key.data, email: email.data, fingerprint })),
       (answer) => answer.row?.outcome === "paired" && answer.payload !== null,
     );
+    await limitPassed(c);
     requirePaired(row?.outcome);
     if (payload === null) throw new Failure("not_authorized");
     seen(c, key.data, payload.version);
