@@ -1,3 +1,4 @@
+import { BoundedMap } from "../bounded-map.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 
 /** An answer, and its age in whole seconds when it is the last known good one (RFC 9111 `Age`). */
@@ -36,23 +37,11 @@ const ENTRY_OVERHEAD_BYTES = 200;
  * const { value, age } = await schedules.read(key, () => readSchedule(db, key));
  */
 export function lastKnownGood<V>(options: LastKnownGoodOptions<V>) {
-  const entries = new Map<string, { value: V; at: number; bytes: number }>();
-  let bytes = 0;
-
-  function forget(key: string) {
-    const entry = entries.get(key);
-    if (!entry) return;
-    entries.delete(key);
-    bytes -= entry.bytes;
-  }
-
-  function remember(key: string, value: V) {
-    forget(key);
-    const entry = { value, at: options.now(), bytes: options.sizeOf(value) + ENTRY_OVERHEAD_BYTES };
-    entries.set(key, entry);
-    bytes += entry.bytes;
-    while (entries.size > options.capacity || bytes > options.maxBytes) forget(entries.keys().next().value as string);
-  }
+  const entries = new BoundedMap<string, { value: V; at: number }>({
+    capacity: options.capacity,
+    maxBytes: options.maxBytes,
+    sizeOf: (entry) => options.sizeOf(entry.value) + ENTRY_OVERHEAD_BYTES,
+  });
 
   return {
     async read(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<Known<V>> {
@@ -66,8 +55,8 @@ export function lastKnownGood<V>(options: LastKnownGoodOptions<V>) {
         if (options.maxAgeMs !== undefined && ageMs > options.maxAgeMs) throw error;
         return { value: entry.value, age: Math.max(0, Math.floor(ageMs / 1000)) };
       }
-      if (keep(value)) remember(key, value);
-      else forget(key);
+      if (keep(value)) entries.set(key, { value, at: options.now() });
+      else entries.delete(key);
       return { value, age: null };
     },
   };

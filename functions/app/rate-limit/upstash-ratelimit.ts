@@ -52,7 +52,7 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
   function instanceFor(rule: LimitRule): Ratelimit {
     let instance = instances.get(rule.name);
     if (!instance) {
-      const refused = new BoundedMap<string, number>(REFUSED_CLIENTS_PER_RULE);
+      const refused = new BoundedMap<string, number>({ capacity: REFUSED_CLIENTS_PER_RULE });
       refusals.set(rule.name, refused);
       instance = new Ratelimit({
         redis,

@@ -1,3 +1,4 @@
+import { BoundedMap } from "../bounded-map.ts";
 import { type VersionedPayload, versionPayload } from "./versioned-payload.ts";
 
 /** Keys (and payloads) kept; a fleet larger than this only costs more transfers. */
@@ -22,13 +23,6 @@ export interface FingerprintedRow {
   body: string | null;
 }
 
-/** Adds to a map used as a bounded cache: the oldest entry goes first. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V, capacity: number) {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > capacity) map.delete(map.keys().next().value as K);
-}
-
 /**
  * The payloads last served, by fingerprint, and the fingerprint last served per license key. A read
  * asks the database with the fingerprint held for the key; the database always decides whether the
@@ -40,8 +34,8 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, capacity: number) {
  * const { payload } = await served.read(key, async (fingerprint) => (await readSchedulesIfChanged(db, [{ key, fingerprint }]))[0]);
  */
 export function servedSchedules(capacity = SERVED_SCHEDULES_KEPT) {
-  const fingerprints = new Map<string, string>();
-  const payloads = new Map<string, VersionedPayload>();
+  const fingerprints = new BoundedMap<string, string>({ capacity });
+  const payloads = new BoundedMap<string, VersionedPayload>({ capacity });
   return {
     /**
      * Reads `key` through `ask(fingerprint)`; `payload` is null when the answer has no payload (an
@@ -54,8 +48,8 @@ export function servedSchedules(capacity = SERVED_SCHEDULES_KEPT) {
       if (!row?.fingerprint) return { row, payload: null };
       // Keys of one account share a payload, and equal fingerprints mean equal text: build it once.
       const payload = payloads.get(row.fingerprint) ?? await versionPayload(row.body!);
-      remember(payloads, row.fingerprint, payload, capacity);
-      remember(fingerprints, key, row.fingerprint, capacity);
+      payloads.set(row.fingerprint, payload);
+      fingerprints.set(key, row.fingerprint);
       return { row, payload };
     },
   };
