@@ -19,7 +19,7 @@ with proclamation as (
     (select c.id from public.categories as c where c.name = 'Affirmations'),  -- replace: category
     (select g.id from public.groups as g where g.name = 'Morning'),           -- replace: group
     (select f.id from public.frequencies as f where f.hz = 528))              -- replace: frequency (Hz)
-  returning id, name
+  returning id
 )
 insert into public.account_proclamations (account_id, proclamation_id)
 select (select a.id from public.accounts as a
