@@ -1,10 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.ts";
+import { pushMigrations } from "../support/supabase-migrations.ts";
 import { FLEET_KEYS, fleetKey } from "./scenarios.ts";
-
-const root = new URL("../../", import.meta.url);
 
 /**
  * The tests' throwaway Postgres 15, prepared as the test harness prepares its template: the
@@ -18,17 +15,7 @@ const root = new URL("../../", import.meta.url);
  */
 export async function benchDatabase(): Promise<{ url: string; server: PostgresServer }> {
   const server = await startPostgresServer();
-  const shim = postgres(server.url, { max: 1, onnotice: () => {} });
-  try {
-    await shim.unsafe(readFileSync(new URL("sql/supabase-shim.sql", root), "utf8"));
-  } finally {
-    await shim.end();
-  }
-  execFileSync(
-    new URL("node_modules/.bin/supabase", root).pathname,
-    ["db", "push", `--remote=${server.url}`, "--include-seed", "--yes"],
-    { cwd: root.pathname, stdio: "pipe", env: { ...process.env, SUPABASE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" } },
-  );
+  await pushMigrations(server.url, { seed: true });
   const fleet = postgres(server.url, { max: 1, onnotice: () => {} });
   try {
     // The demo account's owner: its keys read the account's daily schedule, as DEMO-0000-0000-0001 does.

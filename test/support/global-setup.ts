@@ -1,11 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { pgbouncerAvailable, startPgBouncer } from "./pgbouncer.ts";
 import { startPostgresServer } from "./postgres-server.ts";
+import { pushMigrations } from "./supabase-migrations.ts";
 
-const root = new URL("../../", import.meta.url);
 export const TEMPLATE = "cadence_template";
 
 declare module "vitest" {
@@ -28,15 +26,7 @@ export default async function setup(project: TestProject) {
   await admin.unsafe(`create database ${TEMPLATE}`);
   await admin.end();
 
-  const templateUrl = server.url.replace(/\/postgres$/, `/${TEMPLATE}`);
-  const template = postgres(templateUrl, { max: 1, onnotice: () => {} });
-  await template.unsafe(readFileSync(new URL("sql/supabase-shim.sql", root), "utf8"));
-  await template.end();
-  execFileSync(
-    new URL("node_modules/.bin/supabase", root).pathname,
-    ["db", "push", `--remote=${templateUrl}`, "--include-seed", "--yes"],
-    { cwd: root.pathname, stdio: "pipe", env: { ...process.env, SUPABASE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" } },
-  );
+  await pushMigrations(server.url.replace(/\/postgres$/, `/${TEMPLATE}`), { seed: true });
 
   // The stand-in for Supabase's transaction pooler, for the suites the `pooler` project runs through it.
   const pooler = pgbouncerAvailable() ? await startPgBouncer(server.port) : undefined;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** The Debian binaries of the same major version Supabase runs. */
-const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+export const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 const isRoot = process.getuid?.() === 0;
 
 /** A free TCP port on loopback. */

@@ -1,0 +1,3495 @@
+-- The current schema: what supabase/migrations define together, dumped from a freshly migrated
+-- database (pg_dump --schema-only of the schemas public and cadence). Generated: do not edit, and
+-- do not apply it; deploy with the migrations. Regenerate after changing a migration:
+--   npm run schema:snapshot
+
+--
+-- PostgreSQL database dump
+--
+
+
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+
+--
+-- Name: cadence; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA cadence;
+
+
+--
+-- Name: SCHEMA cadence; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON SCHEMA cadence IS 'Cadence internals: functions the API calls. Not exposed through PostgREST.';
+
+
+--
+-- Name: public; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA public;
+
+
+--
+-- Name: SCHEMA public; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON SCHEMA public IS 'standard public schema';
+
+
+--
+-- Name: canonical_frequencies(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.canonical_frequencies() RETURNS TABLE(id smallint, hz integer, name text, palette text[])
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  values
+    (1::smallint, 174, 'Foundation',     array['#FEE2E2','#FECACA','#FCA5A5','#F87171','#EF4444','#DC2626','#B91C1C']),
+    (2::smallint, 285, 'Restoration',    array['#FFEDD5','#FED7AA','#FDBA74','#FB923C','#F97316','#EA580C','#C2410C']),
+    (3::smallint, 396, 'Liberation',     array['#FEF3C7','#FDE68A','#FCD34D','#FBBF24','#F59E0B','#D97706','#B45309']),
+    (4::smallint, 417, 'Change',         array['#FEF9C3','#FEF08A','#FDE047','#FACC15','#EAB308','#CA8A04','#A16207']),
+    (5::smallint, 528, 'Transformation', array['#DCFCE7','#BBF7D0','#86EFAC','#4ADE80','#22C55E','#16A34A','#15803D']),
+    (6::smallint, 639, 'Connection',     array['#CCFBF1','#99F6E4','#5EEAD4','#2DD4BF','#14B8A6','#0D9488','#0F766E']),
+    (7::smallint, 741, 'Expression',     array['#DBEAFE','#BFDBFE','#93C5FD','#60A5FA','#3B82F6','#2563EB','#1D4ED8']),
+    (8::smallint, 852, 'Intuition',      array['#E0E7FF','#C7D2FE','#A5B4FC','#818CF8','#6366F1','#4F46E5','#4338CA']),
+    (9::smallint, 963, 'Unity',          array['#EDE9FE','#DDD6FE','#C4B5FD','#A78BFA','#8B5CF6','#7C3AED','#6D28D9'])
+$$;
+
+
+--
+-- Name: FUNCTION canonical_frequencies(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.canonical_frequencies() IS 'The nine canonical frequencies (ids 1-9), with built-in names and light-to-dark palettes.';
+
+
+--
+-- Name: canonical_json(jsonb); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.canonical_json(p_value jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+begin
+  -- A jsonb scalar prints as JSON.stringify prints it for what payloads hold (strings, integers,
+  -- booleans, null). Keys compare byte-wise, as JavaScript sorts the payload's ASCII keys.
+  case pg_catalog.jsonb_typeof(p_value)
+    when 'object' then
+      return '{' || coalesce((
+        select pg_catalog.string_agg(pg_catalog.to_json(e.key)::text || ':' || cadence.canonical_json(e.value), ',' order by e.key collate "C")
+        from pg_catalog.jsonb_each(p_value) as e), '') || '}';
+    when 'array' then
+      return '[' || coalesce((
+        select pg_catalog.string_agg(cadence.canonical_json(a.value), ',' order by a.n)
+        from pg_catalog.jsonb_array_elements(p_value) with ordinality as a(value, n)), '') || ']';
+    else
+      return p_value::text;
+  end case;
+end
+$$;
+
+
+--
+-- Name: FUNCTION canonical_json(p_value jsonb); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.canonical_json(p_value jsonb) IS 'JSON with every object''s keys sorted and no whitespace: one spelling for equal content (canonicalJson in schedule-version.ts).';
+
+
+--
+-- Name: categories_json(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.categories_json() RETURNS json
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(json_agg(json_build_object('id', c.id, 'name', c.name, 'sortOrder', c.sort_order)
+                            order by c.sort_order, c.id), '[]')
+  from public.categories as c
+$$;
+
+
+--
+-- Name: check_block_weekday(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.check_block_weekday() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_type text;
+begin
+  -- FOR SHARE waits for, and blocks, a concurrent change of the schedule's type.
+  select s.type into v_type from public.schedules as s where s.id = new.schedule_id for share;
+  if v_type = 'weekly' and new.weekday is null then
+    raise exception using
+      errcode = 'check_violation',
+      constraint = 'block_weekday_matches_schedule_type',
+      message = format('block %s is in a weekly schedule, so it needs a weekday (monday .. sunday)', new.id);
+  elsif v_type = 'daily' and new.weekday is not null then
+    raise exception using
+      errcode = 'check_violation',
+      constraint = 'block_weekday_matches_schedule_type',
+      message = format('block %s is in a daily schedule, so its weekday must be empty (not %s)', new.id, new.weekday);
+  end if;
+  return new;
+end
+$$;
+
+
+--
+-- Name: FUNCTION check_block_weekday(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.check_block_weekday() IS 'Trigger: a block has a weekday exactly when its schedule is weekly.';
+
+
+--
+-- Name: check_schedule_type_change(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.check_schedule_type_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_mismatched integer;
+begin
+  select count(*) into v_mismatched
+  from public.schedule_blocks as b
+  where b.schedule_id = new.id and (b.weekday is null) = (new.type = 'weekly');
+  if v_mismatched > 0 then
+    raise exception using
+      errcode = 'check_violation',
+      constraint = 'block_weekday_matches_schedule_type',
+      message = format('schedule %s cannot become %s: %s of its blocks %s', new.id, new.type, v_mismatched,
+                       case new.type when 'weekly' then 'have no weekday' else 'have a weekday' end),
+      hint = 'Change or delete those blocks first, or create a new schedule.';
+  end if;
+  return new;
+end
+$$;
+
+
+--
+-- Name: FUNCTION check_schedule_type_change(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.check_schedule_type_change() IS 'Trigger: a schedule''s type changes only when every block already fits the new type.';
+
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+--
+-- Name: email_outbox; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.email_outbox (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    recipient text NOT NULL,
+    subject text NOT NULL,
+    text_body text NOT NULL,
+    html_body text NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    last_error text,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    sent_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT outbox_attempts_are_not_negative CHECK ((attempts >= 0)),
+    CONSTRAINT outbox_recipient_is_an_email CHECK (((char_length(recipient) <= 254) AND (recipient ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
+    CONSTRAINT outbox_sent_rows_have_sent_at CHECK (((status = 'sent'::text) = (sent_at IS NOT NULL))),
+    CONSTRAINT outbox_status_is_known CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text]))),
+    CONSTRAINT outbox_subject_is_not_blank CHECK ((btrim(subject) <> ''::text))
+);
+
+
+--
+-- Name: TABLE email_outbox; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.email_outbox IS 'E-mails to deliver. Pending rows are retried with backoff from next_attempt_at; the bodies may hold license keys.';
+
+
+--
+-- Name: COLUMN email_outbox.next_attempt_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.email_outbox.next_attempt_at IS 'When the row may next be claimed: a claim pushes it one lease ahead, a failure one backoff ahead.';
+
+
+--
+-- Name: claim_emails(timestamp with time zone, integer, integer, uuid); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid DEFAULT NULL::uuid) RETURNS SETOF public.email_outbox
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  -- The claim moves next_attempt_at one lease ahead, so no other worker takes the row while it is
+  -- being sent; if this worker dies, the row is due again when the lease ends.
+  update public.email_outbox as o
+  set attempts = o.attempts + 1,
+      next_attempt_at = p_now + make_interval(secs => p_lease_seconds)
+  where o.id in (select d.id from public.email_outbox as d
+                 where d.status = 'pending'
+                   and d.next_attempt_at <= p_now
+                   and (p_id is null or d.id = p_id)
+                 order by d.next_attempt_at, d.id
+                 limit p_limit
+                 for update skip locked)
+  returning o.*
+$$;
+
+
+--
+-- Name: FUNCTION claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) IS 'Claims up to p_limit due pending e-mails (only p_id when given) for p_lease_seconds; rows locked by another worker are skipped.';
+
+
+--
+-- Name: claim_unlinked_accounts(timestamp with time zone, integer, integer, uuid); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid DEFAULT NULL::uuid) RETURNS TABLE(id uuid, email text, display_name text, attempts integer)
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  -- The claim moves auth_link_due_at one lease ahead, so no other worker calls Auth for the same
+  -- account meanwhile. `for no key update` does not wait for onboardings still adding keys to
+  -- the account (their foreign keys hold `for key share` on it).
+  update public.accounts as a
+  set auth_link_attempts = a.auth_link_attempts + 1,
+      auth_link_due_at = p_now + make_interval(secs => p_lease_seconds)
+  where a.id in (select d.id from public.accounts as d
+                 where d.auth_user_id is null
+                   and (d.auth_link_due_at is null or d.auth_link_due_at <= p_now)
+                   and (p_id is null or d.id = p_id)
+                 order by d.auth_link_due_at nulls first, d.id
+                 limit p_limit
+                 for no key update skip locked)
+  returning a.id, a.email, a.display_name, a.auth_link_attempts
+$$;
+
+
+--
+-- Name: FUNCTION claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) IS 'Claims up to p_limit accounts due to be linked to an Auth user (only p_id when given) for p_lease_seconds; rows held by another worker are skipped.';
+
+
+--
+-- Name: color_palettes_json(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.color_palettes_json() RETURNS json
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select json_agg(json_build_object('solfeggioFrequencyId', p.canonical_frequency_id, 'colors', to_json(p.colors))
+                   order by p.canonical_frequency_id)
+  from cadence.palettes() as p
+$$;
+
+
+--
+-- Name: enqueue_email(text, text, text, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) RETURNS uuid
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  insert into public.email_outbox (recipient, subject, text_body, html_body, next_attempt_at)
+  values (p_recipient, p_subject, p_text, p_html, p_now)
+  returning id
+$$;
+
+
+--
+-- Name: FUNCTION enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues an e-mail, due at once; call it inside the transaction that makes the e-mail true.';
+
+
+--
+-- Name: enqueue_hook_emails(text, jsonb, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone) RETURNS SETOF uuid
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  if jsonb_typeof(p_emails) is distinct from 'array' or jsonb_array_length(p_emails) = 0 then
+    raise exception 'p_emails must be a non-empty JSON array' using errcode = '22023';
+  end if;
+  if not cadence.record_webhook_nonce(p_event, p_now) then
+    return;
+  end if;
+  return query
+    select cadence.enqueue_email(e ->> 'to', e ->> 'subject', e ->> 'text', e ->> 'html', p_now)
+    from jsonb_array_elements(p_emails) with ordinality as m (e, n)
+    order by m.n;
+end
+$$;
+
+
+--
+-- Name: FUNCTION enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone) IS 'Queues the e-mails of one hook call ([{to, subject, text, html}]) unless p_event was already seen; returns their outbox ids, none for a repeat.';
+
+
+--
+-- Name: entitlements(text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) RETURNS TABLE(n bigint, outcome text, ids uuid[])
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select p.n, p.outcome,
+           case when p.outcome = 'paired' then
+             array(select ap.proclamation_id from public.account_proclamations as ap where ap.account_id = p.account_id)
+           end
+      from cadence.license_pairings(p_keys, p_emails) as p;
+end
+$$;
+
+
+--
+-- Name: FUNCTION entitlements(p_keys text[], p_emails text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) IS 'For each key and e-mail (position n), the pairing outcome and, when paired, the ids of the account''s proclamations.';
+
+
+--
+-- Name: forget_deleted_key_sightings(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.forget_deleted_key_sightings() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  delete from public.kiosk_sightings as s where s.license_key in (select o.key from old_rows as o);
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION forget_deleted_key_sightings(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.forget_deleted_key_sightings() IS 'Trigger: a deleted license key''s sighting goes with it.';
+
+
+--
+-- Name: frequencies_json(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.frequencies_json() RETURNS json
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select json_agg(json_build_object('id', c.id, 'name', c.name, 'value', c.hz) order by c.id)
+  from cadence.canonical_frequencies() as c
+$$;
+
+
+--
+-- Name: groups_json(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.groups_json() RETURNS json
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(json_agg(json_build_object('id', g.id, 'name', g.name, 'sortOrder', g.sort_order)
+                            order by g.sort_order, g.id), '[]')
+  from public.groups as g
+$$;
+
+
+--
+-- Name: holder_account_id(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.holder_account_id() RETURNS uuid
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return (select a.id from public.accounts as a where a.auth_user_id = (select auth.uid()));
+end
+$$;
+
+
+--
+-- Name: FUNCTION holder_account_id(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.holder_account_id() IS 'The account of the signed-in Supabase Auth user (accounts.auth_user_id = auth.uid()), or null. For row-level security policies.';
+
+
+--
+-- Name: holder_block_ids(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.holder_block_ids() RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return array(select b.id from public.schedule_blocks as b where b.schedule_id = any ((select cadence.holder_schedule_ids())::uuid[]));
+end
+$$;
+
+
+--
+-- Name: FUNCTION holder_block_ids(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.holder_block_ids() IS 'The blocks of the signed-in account holder''s schedules; empty for anyone else. For row-level security policies.';
+
+
+--
+-- Name: holder_license_keys(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.holder_license_keys() RETURNS text[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- The pairing rule decides (cadence.key_belongs_to): keys linked to the account, and keys with no
+  -- owner link whose stored e-mail is the account's. The first condition finds the candidates
+  -- through indexes.
+  return array(
+    select k.key
+    from public.accounts as a
+    join public.license_keys as k
+      on (k.account_id = a.id or pg_catalog.lower(k.email) = pg_catalog.lower(a.email)) and cadence.key_belongs_to(k, a)
+    where a.auth_user_id = (select auth.uid()));
+end
+$$;
+
+
+--
+-- Name: FUNCTION holder_license_keys(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.holder_license_keys() IS 'The license keys that belong to the signed-in account holder''s account (cadence.key_belongs_to); empty for anyone else. For row-level security policies.';
+
+
+--
+-- Name: holder_proclamation_ids(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.holder_proclamation_ids() RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- Entitled and served: a proclamation whose frequency has no canonical id is never served (the
+  -- join cadence.proclamations_json makes), so an account holder never reads it or plays it either.
+  return array(
+    select pr.id
+    from public.account_proclamations as ap
+    join public.proclamations as pr on pr.id = ap.proclamation_id
+    join public.frequencies as f on f.id = pr.frequency_id
+    join cadence.canonical_frequencies() as c on c.hz = f.hz
+    where ap.account_id = (select cadence.holder_account_id()));
+end
+$$;
+
+
+--
+-- Name: FUNCTION holder_proclamation_ids(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.holder_proclamation_ids() IS 'The proclamations the signed-in account holder''s account is entitled to and that are served (canonical frequency); empty for anyone else. For row-level security policies.';
+
+
+--
+-- Name: holder_schedule_ids(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.holder_schedule_ids() RETURNS uuid[]
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return array(
+    select s.id
+    from public.schedules as s
+    where s.account_id = (select cadence.holder_account_id())
+       or s.license_key = any ((select cadence.holder_license_keys())::text[]));
+end
+$$;
+
+
+--
+-- Name: FUNCTION holder_schedule_ids(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.holder_schedule_ids() IS 'The schedules of the signed-in account holder''s account and of its keys; empty for anyone else. For row-level security policies.';
+
+
+--
+-- Name: accounts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.accounts (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text NOT NULL,
+    display_name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    auth_user_id uuid,
+    auth_link_attempts integer DEFAULT 0 NOT NULL,
+    auth_link_error text,
+    auth_link_due_at timestamp with time zone,
+    CONSTRAINT account_display_name_length CHECK (((char_length(btrim(display_name)) >= 1) AND (char_length(btrim(display_name)) <= 120))),
+    CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
+    CONSTRAINT auth_link_attempts_are_not_negative CHECK ((auth_link_attempts >= 0))
+);
+
+
+--
+-- Name: TABLE accounts; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.accounts IS 'Owners of license keys. E-mail is unique regardless of case.';
+
+
+--
+-- Name: COLUMN accounts.auth_user_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_user_id IS 'The Supabase Auth user (auth.users.id) of this account; null until linked. Cadence creates it with the account id.';
+
+
+--
+-- Name: COLUMN accounts.auth_link_attempts; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_link_attempts IS 'How often linking an Auth user was tried.';
+
+
+--
+-- Name: COLUMN accounts.auth_link_error; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_link_error IS 'Why the last try to link an Auth user failed, e.g. the e-mail already belongs to an Auth user Cadence did not create.';
+
+
+--
+-- Name: COLUMN accounts.auth_link_due_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_link_due_at IS 'When linking may next be tried: null means at once (never tried); a claim moves it one lease ahead, a failure one backoff ahead.';
+
+
+--
+-- Name: license_keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.license_keys (
+    key text NOT NULL,
+    account_id uuid,
+    email text NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    last_validated_at timestamp with time zone,
+    system_name text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
+    CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
+    CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
+    CONSTRAINT system_name_length CHECK (((char_length(system_name) >= 1) AND (char_length(system_name) <= 40)))
+);
+
+
+--
+-- Name: TABLE license_keys; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.license_keys IS 'License keys. account_id is the owner link; a key without one belongs to the account whose e-mail equals its stored e-mail.';
+
+
+--
+-- Name: COLUMN license_keys.system_name; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; unique per account regardless of case.';
+
+
+--
+-- Name: key_belongs_to(public.license_keys, public.accounts); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+begin
+  -- PL/pgSQL evaluates this as a simple expression, with no plan to make on each call.
+  return p_key.account_id = p_account.id
+      or (p_key.account_id is null and pg_catalog.lower(p_key.email) = pg_catalog.lower(p_account.email));
+end
+$$;
+
+
+--
+-- Name: FUNCTION key_belongs_to(p_key public.license_keys, p_account public.accounts); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) IS 'A key belongs to an account when its owner link is that account, or it has no owner link and its stored e-mail equals the account e-mail (case-insensitive).';
+
+
+--
+-- Name: legacy_schedules_if_changed(text[], text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) RETURNS TABLE(n bigint, outcome text, fingerprint text, payload json)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select p.n, p.outcome, s.fingerprint, case when s.fingerprint is distinct from p_fingerprints[p.n] then s.payload end
+      from cadence.license_pairings(p_keys, p_emails) as p
+      left join public.license_schedule_payloads as s
+        on p.outcome = 'paired' and s.license_key = p_keys[p.n] and s.license_key = any (p_keys);
+end
+$$;
+
+
+--
+-- Name: FUNCTION legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) IS 'For each key and e-mail (position n), the pairing outcome and, when paired, the stored payload''s fingerprint, with the payload only when it differs from the fingerprint at the same position.';
+
+
+--
+-- Name: license_key_owner(text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_key_owner(p_key text) RETURNS uuid
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select a.id
+  from public.license_keys as k
+  join public.accounts as a on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+  where k.key = p_key
+$$;
+
+
+--
+-- Name: FUNCTION license_key_owner(p_key text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_key_owner(p_key text) IS 'The id of the account a license key belongs to (cadence.key_belongs_to), or null. For public.kiosk_status.';
+
+
+--
+-- Name: license_key_schedule_version(text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_key_schedule_version(p_key text) RETURNS text
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+  select p.version from public.license_schedule_payloads as p where p.license_key = p_key
+$$;
+
+
+--
+-- Name: FUNCTION license_key_schedule_version(p_key text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_key_schedule_version(p_key text) IS 'The schedule version the API serves for a license key now (its ETag, unquoted). For public.kiosk_status.';
+
+
+--
+-- Name: license_pairing(text, text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_pairing(p_key text, p_email text) RETURNS TABLE(outcome text, key_active boolean, account_id uuid)
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select p.outcome, p.key_active, p.account_id from cadence.license_pairings(array[p_key], array[p_email]) as p
+$$;
+
+
+--
+-- Name: FUNCTION license_pairing(p_key text, p_email text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_pairing(p_key text, p_email text) IS 'Outcome of pairing a key with an e-mail: key_not_found, user_not_found, not_owner or paired, with the key''s activity and the account id.';
+
+
+--
+-- Name: license_pairings(text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) RETURNS TABLE(n bigint, outcome text, key_active boolean, account_id uuid)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select r.n,
+           case
+             when k.key is null then 'key_not_found'
+             when a.id is null then 'user_not_found'
+             when cadence.key_belongs_to(k, a) then 'paired'
+             else 'not_owner'
+           end,
+           k.active,
+           a.id
+      from unnest(p_keys, p_emails) with ordinality as r(key, email, n)
+      -- `= any (...)` restricts each table to the batch through its index, whichever join the
+      -- planner picks for a batch it cannot size.
+      left join public.license_keys as k on k.key = r.key and k.key = any (p_keys)
+      left join public.accounts as a
+        on pg_catalog.lower(a.email) = pg_catalog.lower(pg_catalog.btrim(r.email))
+       and pg_catalog.lower(a.email) = any (array(select pg_catalog.lower(pg_catalog.btrim(e)) from unnest(p_emails) as e));
+end
+$$;
+
+
+--
+-- Name: FUNCTION license_pairings(p_keys text[], p_emails text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) IS 'Outcome of pairing each key with the e-mail at the same position n (1-based): key_not_found, user_not_found, not_owner or paired, with the key''s activity and the account id.';
+
+
+--
+-- Name: license_schedules_if_changed(text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) RETURNS TABLE(n bigint, fingerprint text, payload json)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select r.n, s.fingerprint, case when s.fingerprint is distinct from r.held then s.payload end
+      from unnest(p_keys, p_fingerprints) with ordinality as r(key, held, n)
+      -- `= any (...)` restricts the table to the batch through its index, whichever join the
+      -- planner picks for a batch it cannot size.
+      join public.license_schedule_payloads as s on s.license_key = r.key and s.license_key = any (p_keys);
+end
+$$;
+
+
+--
+-- Name: FUNCTION license_schedules_if_changed(p_keys text[], p_fingerprints text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) IS 'For each key (position n), the stored payload''s fingerprint, with the payload only when it differs from the fingerprint at the same position; no row for an unknown key.';
+
+
+--
+-- Name: link_auth_user(uuid, uuid); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  update public.accounts
+  set auth_user_id = p_auth_user_id, auth_link_error = null, auth_link_due_at = null
+  where id = p_account_id and (auth_user_id is null or auth_user_id = p_auth_user_id);
+  return found;
+end
+$$;
+
+
+--
+-- Name: FUNCTION link_auth_user(p_account_id uuid, p_auth_user_id uuid); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid) IS 'Links the account to its Auth user; true when linked (or already linked to that user), false when the account is linked to another.';
+
+
+--
+-- Name: lock_schedule_payloads(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.lock_schedule_payloads() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('cadence.license_schedule_payloads'));
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION lock_schedule_payloads(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.lock_schedule_payloads() IS 'Trigger (before each statement that can change a payload): takes the lock that serialises payload edits until commit.';
+
+
+--
+-- Name: mark_auth_link_failed(uuid, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update public.accounts
+  set auth_link_error = left(p_error, 1000), auth_link_due_at = p_retry_at
+  where id = p_account_id and auth_user_id is null
+$$;
+
+
+--
+-- Name: FUNCTION mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) IS 'Records a failed try to link an Auth user: the account stays unlinked, due again at p_retry_at.';
+
+
+--
+-- Name: mark_email_failed(uuid, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.mark_email_failed(p_id uuid, p_error text, p_retry_at timestamp with time zone) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update public.email_outbox
+  set last_error = left(p_error, 1000), next_attempt_at = p_retry_at
+  where id = p_id and status = 'pending'
+$$;
+
+
+--
+-- Name: FUNCTION mark_email_failed(p_id uuid, p_error text, p_retry_at timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.mark_email_failed(p_id uuid, p_error text, p_retry_at timestamp with time zone) IS 'Records a failed delivery: the row stays pending, due again at p_retry_at.';
+
+
+--
+-- Name: mark_email_sent(uuid, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.mark_email_sent(p_id uuid, p_now timestamp with time zone) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  update public.email_outbox set status = 'sent', sent_at = p_now where id = p_id and status = 'pending'
+$$;
+
+
+--
+-- Name: FUNCTION mark_email_sent(p_id uuid, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.mark_email_sent(p_id uuid, p_now timestamp with time zone) IS 'Records that a mailer accepted the e-mail.';
+
+
+--
+-- Name: onboard(text, text, text, text, text, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.onboard(p_email text, p_name text, p_key text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) RETURNS TABLE(account_id uuid, key_issued boolean, outbox_id uuid)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_email text := lower(btrim(p_email));
+  v_account uuid;
+begin
+  -- Two simultaneous onboardings of one new e-mail: the unique index makes the second wait for the
+  -- first, do nothing, and then read the account the first created.
+  insert into public.accounts (email, display_name)
+  values (v_email, btrim(p_name))
+  on conflict ((lower(email))) do nothing
+  returning id into v_account;
+  if v_account is null then
+    select a.id into v_account from public.accounts as a where lower(a.email) = v_email;
+  end if;
+
+  insert into public.license_keys (key, account_id, email)
+  values (p_key, v_account, v_email)
+  on conflict (key) do nothing;
+  if not found then
+    -- The key is taken: the caller draws another and renders its e-mail again.
+    return query select v_account, false, null::uuid;
+    return;
+  end if;
+
+  return query select v_account, true, cadence.enqueue_email(v_email, p_subject, p_text, p_html, p_now);
+end
+$$;
+
+
+--
+-- Name: FUNCTION onboard(p_email text, p_name text, p_key text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.onboard(p_email text, p_name text, p_key text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Creates the account for p_email if absent (case-insensitive), issues p_key to it and queues its e-mail; key_issued is false when p_key already exists.';
+
+
+--
+-- Name: palettes(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.palettes() RETURNS TABLE(canonical_frequency_id smallint, colors text[])
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select c.id, coalesce(p.colors, c.palette)
+  from cadence.canonical_frequencies() as c
+  left join public.color_palettes as p on p.canonical_frequency_id = c.id
+$$;
+
+
+--
+-- Name: FUNCTION palettes(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.palettes() IS 'One palette per canonical id: the stored row if any, else the built-in one.';
+
+
+--
+-- Name: proclamations_json(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.proclamations_json() RETURNS json
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  -- json_strip_nulls leaves colorPalette out when no palette exists for the canonical id.
+  select coalesce(json_agg(
+           json_strip_nulls(json_build_object(
+             'id', pr.id,
+             'name', pr.name,
+             'content', pr.content,
+             'categoryId', pr.category_id,
+             'groupId', pr.group_id,
+             'solfeggioFrequencyId', c.id,
+             'colorPalette', to_json(pal.colors)
+           ))
+           order by pr.created_at, pr.id), '[]')
+  from public.proclamations as pr
+  join public.frequencies as f on f.id = pr.frequency_id
+  join cadence.canonical_frequencies() as c on c.hz = f.hz
+  left join cadence.palettes() as pal on pal.canonical_frequency_id = c.id
+$$;
+
+
+--
+-- Name: record_kiosk_sightings(text[], timestamp with time zone[], inet[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
+  -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
+  -- in key order, so two instances' statements cannot deadlock.
+  insert into public.kiosk_sightings as s (license_key, last_seen_at, last_seen_ip, schedule_version_held)
+  select u.key, u.seen_at, u.ip, u.version
+  from unnest(p_keys, p_seen_at, p_ips, p_versions) as u(key, seen_at, ip, version)
+  where exists (select from public.license_keys as k where k.key = u.key)
+  order by u.key
+  on conflict (license_key) do update set
+    last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at),
+    last_seen_ip = case when excluded.last_seen_at >= s.last_seen_at then excluded.last_seen_ip else s.last_seen_ip end,
+    schedule_version_held = case when excluded.last_seen_at >= s.last_seen_at
+                                 then coalesce(excluded.schedule_version_held, s.schedule_version_held)
+                                 else coalesce(s.schedule_version_held, excluded.schedule_version_held) end
+$$;
+
+
+--
+-- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) IS 'Records sightings of license keys (one per key in the arrays): the latest wins; a sighting without a version keeps the held one.';
+
+
+--
+-- Name: record_webhook_nonce(text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.record_webhook_nonce(p_nonce text, p_now timestamp with time zone) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  -- A request is accepted only while its timestamp is within 300 s of the clock either way, so a
+  -- nonce seen at p_now can come back until p_now + 600 s; only then is forgetting it safe.
+  -- Purging skips rows another caller is purging: no waits, no deadlocks.
+  delete from public.webhook_nonces
+  where nonce in (select n.nonce from public.webhook_nonces as n
+                  where n.expires_at < p_now
+                  limit 100
+                  for update skip locked);
+
+  insert into public.webhook_nonces (nonce, expires_at)
+  values (p_nonce, p_now + interval '600 seconds')
+  on conflict (nonce) do nothing;
+  return found;
+end
+$$;
+
+
+--
+-- Name: FUNCTION record_webhook_nonce(p_nonce text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.record_webhook_nonce(p_nonce text, p_now timestamp with time zone) IS 'Records a webhook nonce; true when it was new, false for a replay. Purges expired nonces on the way.';
+
+
+--
+-- Name: refresh_after_account_change(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_after_account_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_emails text[] := array[lower(old.email), lower(new.email)];
+begin
+  -- Keys without an owner link whose stored e-mail is (or was) the account's.
+  perform cadence.refresh_license_schedules(array(
+    select k.key from public.license_keys as k where k.account_id is null and lower(k.email) = any (v_emails)));
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_after_account_change(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_after_account_change() IS 'Trigger: refreshes the keys without an owner link that pair with an account by e-mail when it changes e-mail or goes.';
+
+
+--
+-- Name: refresh_after_block_proclamations_change(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_after_block_proclamations_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform cadence.refresh_schedules(array(
+      select b.schedule_id from public.schedule_blocks as b where b.id in (select block_id from new_rows)));
+  end if;
+  if tg_op in ('UPDATE', 'DELETE') then
+    perform cadence.refresh_schedules(array(
+      select b.schedule_id from public.schedule_blocks as b where b.id in (select block_id from old_rows)));
+  end if;
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_after_block_proclamations_change(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_after_block_proclamations_change() IS 'Trigger: refreshes the keys that read the schedule of a block whose proclamations changed.';
+
+
+--
+-- Name: refresh_after_blocks_change(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_after_blocks_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform cadence.refresh_schedules(array(select schedule_id from new_rows));
+  end if;
+  if tg_op in ('UPDATE', 'DELETE') then
+    perform cadence.refresh_schedules(array(select schedule_id from old_rows));
+  end if;
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_after_blocks_change(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_after_blocks_change() IS 'Trigger: refreshes the keys that read a changed block''s schedule.';
+
+
+--
+-- Name: refresh_after_license_key_change(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_after_license_key_change() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform cadence.refresh_license_schedules(array[new.key]);
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_after_license_key_change(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_after_license_key_change() IS 'Trigger: stores the payload of a new key, and refreshes it when its owner link or stored e-mail changes.';
+
+
+--
+-- Name: refresh_after_schedules_change(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_after_schedules_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  if tg_op in ('INSERT', 'UPDATE') then
+    perform cadence.refresh_schedule_owners(array(select license_key from new_rows), array(select account_id from new_rows));
+  end if;
+  if tg_op in ('UPDATE', 'DELETE') then
+    perform cadence.refresh_schedule_owners(array(select license_key from old_rows), array(select account_id from old_rows));
+  end if;
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_after_schedules_change(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_after_schedules_change() IS 'Trigger: refreshes the keys of a changed schedule''s owners, before and after the change.';
+
+
+--
+-- Name: refresh_all_license_schedules(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_all_license_schedules() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform cadence.refresh_license_schedules(array(select k.key from public.license_keys as k));
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_all_license_schedules(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_all_license_schedules() IS 'Trigger (after truncate): refreshes every key.';
+
+
+--
+-- Name: refresh_license_schedules(text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_license_schedules(p_keys text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  -- Taken already inside the triggers; needed when staff call this by hand.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('cadence.license_schedule_payloads'));
+  insert into public.license_schedule_payloads (license_key, payload)
+  select k.key, cadence.schedule_payload(k.key)
+  from public.license_keys as k
+  where k.key = any (p_keys)
+  on conflict (license_key) do update set payload = excluded.payload;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_license_schedules(p_keys text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_license_schedules(p_keys text[]) IS 'Stores the current cadence.schedule_payload of each given key.';
+
+
+--
+-- Name: refresh_schedule_owners(text[], uuid[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform cadence.refresh_license_schedules(array(
+    select k.key from public.license_keys as k where k.key = any (p_license_keys)
+    union
+    select k.key
+    from public.accounts as a
+    join public.license_keys as k
+      -- The first condition finds the candidate keys through indexes; key_belongs_to decides.
+      on (k.account_id = a.id or lower(k.email) = lower(a.email)) and cadence.key_belongs_to(k, a)
+    where a.id = any (p_account_ids)));
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) IS 'Refreshes the keys that read the schedules of these owners: the owning keys, and every key of the owning accounts.';
+
+
+--
+-- Name: refresh_schedules(uuid[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform cadence.refresh_schedule_owners(
+    array(select s.license_key from public.schedules as s where s.id = any (p_schedule_ids)),
+    array(select s.account_id from public.schedules as s where s.id = any (p_schedule_ids)));
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_schedules(p_schedule_ids uuid[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) IS 'Refreshes the keys that read these schedules.';
+
+
+--
+-- Name: schedule_payload(text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.schedule_payload(p_key text) RETURNS json
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+begin
+  return (
+    with schedule as (
+      select s.id, s.type
+      from public.schedules as s
+      -- The key's own schedule wins; coalesce looks for the account's only when there is none.
+      where s.id = coalesce(
+        (select own.id from public.schedules as own where own.license_key = p_key),
+        (select shared.id
+         from public.license_keys as k
+         join public.accounts as a
+           -- The first condition finds the candidate accounts through indexes; key_belongs_to decides.
+           on (a.id = k.account_id or lower(a.email) = lower(k.email)) and cadence.key_belongs_to(k, a)
+         join public.schedules as shared on shared.account_id = a.id
+         where k.key = p_key))
+    ),
+    day as (
+      -- Blocks as served, one array per weekday (null weekday: the daily schedule), in start order.
+      select b.weekday,
+             json_agg(json_build_object(
+               'id', b.id,
+               'startTime', to_char(b.start_time, 'HH24:MI'),
+               'startMinutes', m.start_minutes,
+               'endTime', to_char(b.end_time, 'HH24:MI'),
+               'endMinutes', m.end_minutes,
+               'overnight', m.end_minutes <= m.start_minutes,
+               'durationMinutes', case when m.end_minutes <= m.start_minutes
+                                       then m.end_minutes + 1440 - m.start_minutes
+                                       else m.end_minutes - m.start_minutes end,
+               'dynamicAudio', b.dynamic_audio,
+               'proclamationIds', coalesce((select json_agg(p.proclamation_id order by p.position)
+                                            from public.schedule_block_proclamations as p
+                                            where p.block_id = b.id), '[]')
+             ) order by b.start_time, b.end_time, b.id) as blocks
+      from schedule
+      join public.schedule_blocks as b on b.schedule_id = schedule.id
+      -- Minutes from midnight; 24:00 is 1440.
+      cross join lateral (
+        select (extract(hour from b.start_time) * 60 + extract(minute from b.start_time))::integer as start_minutes,
+               (extract(hour from b.end_time) * 60 + extract(minute from b.end_time))::integer as end_minutes
+      ) as m
+      group by b.weekday
+    )
+    select json_build_object(
+             'type', schedule.type,
+             'daily', case when schedule.type = 'daily' then daily.blocks else '[]' end,
+             'weekly', case when schedule.type = 'weekly' then json_build_object(
+                 'monday', coalesce((select day.blocks from day where day.weekday = 'monday'), '[]'),
+                 'tuesday', coalesce((select day.blocks from day where day.weekday = 'tuesday'), '[]'),
+                 'wednesday', coalesce((select day.blocks from day where day.weekday = 'wednesday'), '[]'),
+                 'thursday', coalesce((select day.blocks from day where day.weekday = 'thursday'), '[]'),
+                 'friday', coalesce((select day.blocks from day where day.weekday = 'friday'), '[]'),
+                 'saturday', coalesce((select day.blocks from day where day.weekday = 'saturday'), '[]'),
+                 'sunday', coalesce((select day.blocks from day where day.weekday = 'sunday'), '[]'))
+               else '{}' end,
+             'blocks', case when schedule.type = 'daily' then daily.blocks else '[]' end)
+    from public.license_keys as k
+    left join schedule on true
+    cross join lateral (
+      select coalesce((select day.blocks from day where day.weekday is null), '[]') as blocks
+    ) as daily
+    where k.key = p_key
+  );
+end
+$$;
+
+
+--
+-- Name: FUNCTION schedule_payload(p_key text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.schedule_payload(p_key text) IS 'The schedule a license key reads, as {type, daily, weekly, blocks}: the key''s own schedule, else its account''s (cadence.key_belongs_to), else type null. Null for an unknown key.';
+
+
+--
+-- Name: schedule_version(json); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.schedule_version(p_payload json) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(cadence.canonical_json(pg_catalog.jsonb_build_object(
+           'type', p_payload::jsonb -> 'type',
+           'daily', p_payload::jsonb -> 'daily',
+           'weekly', p_payload::jsonb -> 'weekly')), 'UTF8')), 'hex')
+$$;
+
+
+--
+-- Name: FUNCTION schedule_version(p_payload json); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.schedule_version(p_payload json) IS 'The schedule version of a payload, as the API computes it for the ETag: hex SHA-256 of the canonical JSON of type, daily and weekly.';
+
+
+--
+-- Name: set_system_name(text, text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.set_system_name(p_key text, p_name text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_key public.license_keys;
+  v_account public.accounts;
+begin
+  -- Re-sending the current name is answered from a plain read: no write, not even a row lock.
+  -- The comparison is exact, so a key may change the case of its own name.
+  select k.* into v_key from public.license_keys as k where k.key = p_key;
+  if not found then
+    return 'unknown_license';
+  end if;
+  if v_key.system_name = p_name then
+    return 'unchanged';
+  end if;
+
+  select k.* into v_key from public.license_keys as k where k.key = p_key for update;
+  if v_key.system_name = p_name then
+    return 'unchanged';
+  end if;
+
+  -- The account the key belongs to (cadence.key_belongs_to): its owner link, else the account of
+  -- its stored e-mail. A key of an e-mail with no account yet is grouped by that e-mail alone.
+  select a.* into v_account
+    from public.accounts as a
+   where a.id = v_key.account_id
+      or (v_key.account_id is null and lower(a.email) = lower(v_key.email));
+
+  -- Serialises name changes within one account, so the check below also covers what the unique
+  -- index cannot see: an unlinked key and a linked key of the same account.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(
+    'cadence.system_name:' || coalesce(v_account.id::text, lower(v_key.email)), 0));
+
+  if exists (
+    select from public.license_keys as other
+     where other.key <> v_key.key
+       and lower(other.system_name) = lower(p_name)
+       -- Candidates through indexes (owner link, or stored e-mail); key_belongs_to decides.
+       and (other.account_id = v_account.id or lower(other.email) = lower(coalesce(v_account.email, v_key.email)))
+       and case when v_account.id is null
+                then other.account_id is null and lower(other.email) = lower(v_key.email)
+                else cadence.key_belongs_to(other, v_account)
+           end
+  ) then
+    return 'taken';
+  end if;
+
+  begin
+    update public.license_keys as k set system_name = p_name where k.key = v_key.key;
+  exception when unique_violation then
+    -- A writer outside this function (a dashboard edit) took the name first.
+    return 'taken';
+  end;
+  return 'ok';
+end
+$$;
+
+
+--
+-- Name: FUNCTION set_system_name(p_key text, p_name text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already trimmed and 1-40 characters): ok, unchanged (it already had exactly that name; nothing written), taken (another key of the same account has it, case-insensitively) or unknown_license.';
+
+
+--
+-- Name: validate_license(text, text, text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.validate_license(p_key text, p_email text, p_system_name text DEFAULT NULL::text) RETURNS TABLE(outcome text, owner_email text, system_name_status text)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_outcome text;
+  v_owner_email text;
+begin
+  select v.outcome, v.owner_email into v_outcome, v_owner_email
+    from cadence.validate_licenses(array[p_key], array[p_email]) as v;
+  if v_outcome <> 'valid' then
+    return query select v_outcome, null::text, null::text;
+    return;
+  end if;
+
+  -- The name is set after the key's row is locked by the validation above: the lock order of
+  -- cadence.set_system_name. Re-sending the current name is `ok`: the key has the name it asked
+  -- for. `unchanged` means no name was sent.
+  return query select 'valid', v_owner_email,
+    case when p_system_name is null then 'unchanged'
+         when cadence.set_system_name(p_key, p_system_name) = 'taken' then 'conflict'
+         else 'ok'
+    end;
+end
+$$;
+
+
+--
+-- Name: FUNCTION validate_license(p_key text, p_email text, p_system_name text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.validate_license(p_key text, p_email text, p_system_name text) IS 'Validates a key for an e-mail (spec 4.3): key_not_found, key_inactive, user_not_found, not_owner or valid (first failure wins, in that order); a valid key gets last_validated_at in the validating statement, the owner''s e-mail, and the outcome of the optional system name (unchanged when none is given, ok or conflict).';
+
+
+--
+-- Name: validate_licenses(text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) RETURNS TABLE(n bigint, outcome text, owner_email text)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+declare
+  v_n bigint[];
+  v_keys text[] := p_keys;
+  v_emails text[] := p_emails;
+  v_ns bigint[] := array(select pg_catalog.generate_series(1::bigint, pg_catalog.cardinality(p_keys)::bigint));
+  v_outcomes text[];
+  v_owner_emails text[];
+  v_settled boolean[];
+begin
+  loop
+    -- One statement pairs every key with its e-mail as of the statement's snapshot, locks the keys
+    -- to record in key order (so two batches cannot deadlock), and records last_validated_at; the
+    -- UPDATE rechecks activity and ownership on each key's latest version, so a key deactivated or
+    -- re-linked meanwhile is never recorded as validated.
+    with reads as (
+      select r.n, r.key, p.outcome, p.key_active, p.account_id
+        from unnest(v_ns, v_keys) with ordinality as r(n, key, i)
+        join cadence.license_pairings(v_keys, v_emails) as p on p.n = r.i
+    ), locked as (
+      select k.key
+        from public.license_keys as k
+       where k.key in (select r.key from reads as r where r.outcome = 'paired' and r.key_active)
+       order by k.key
+         for update
+    ), validated as (
+      update public.license_keys as k
+         set last_validated_at = pg_catalog.now()
+        from (select distinct r.key, r.account_id from reads as r join locked as l on l.key = r.key
+               where r.outcome = 'paired' and r.key_active) as v
+        join public.accounts as a on a.id = v.account_id
+       where k.key = v.key
+         and k.active
+         and cadence.key_belongs_to(k, a)
+      returning k.key, a.id as account_id, a.email
+    )
+    select pg_catalog.array_agg(r.n order by r.n),
+           -- Spec 4.3 lists the failures in this order, and the first that applies wins.
+           pg_catalog.array_agg(case when r.outcome = 'key_not_found' then 'key_not_found'
+                                     when not r.key_active then 'key_inactive'
+                                     when r.outcome <> 'paired' then r.outcome
+                                     else 'valid'
+                                end order by r.n),
+           pg_catalog.array_agg(v.email order by r.n),
+           -- Valid in the snapshot but not on the latest version: the key just changed, so look
+           -- again (under READ COMMITTED each pass takes a new snapshot).
+           pg_catalog.array_agg(not (r.outcome = 'paired' and r.key_active and v.key is null) order by r.n)
+      into v_n, v_outcomes, v_owner_emails, v_settled
+      from reads as r
+      left join validated as v on v.key = r.key and v.account_id = r.account_id;
+
+    return query
+      select s.n, s.outcome, s.owner_email
+        from unnest(v_n, v_outcomes, v_owner_emails, v_settled) as s(n, outcome, owner_email, settled)
+       where s.settled;
+
+    select pg_catalog.array_agg(s.n), pg_catalog.array_agg(p_keys[s.n]), pg_catalog.array_agg(p_emails[s.n])
+      into v_ns, v_keys, v_emails
+      from unnest(v_n, v_settled) as s(n, settled)
+     where not s.settled;
+    exit when v_ns is null;
+  end loop;
+end
+$$;
+
+
+--
+-- Name: FUNCTION validate_licenses(p_keys text[], p_emails text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) IS 'Validates each key for the e-mail at the same position (spec 4.3), one row per position n (1-based): key_not_found, key_inactive, user_not_found, not_owner or valid (first failure wins, in that order), with the owner''s e-mail when valid; valid keys get last_validated_at in the validating statement.';
+
+
+--
+-- Name: account_proclamations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.account_proclamations (
+    account_id uuid NOT NULL,
+    proclamation_id uuid NOT NULL
+);
+
+
+--
+-- Name: TABLE account_proclamations; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.account_proclamations IS 'The proclamations an account is entitled to.';
+
+
+--
+-- Name: categories; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.categories (
+    id integer NOT NULL,
+    name text NOT NULL,
+    sort_order integer DEFAULT 0 NOT NULL,
+    CONSTRAINT category_name_is_not_blank CHECK ((btrim(name) <> ''::text))
+);
+
+
+--
+-- Name: TABLE categories; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.categories IS 'Proclamation categories, served in sort_order.';
+
+
+--
+-- Name: categories_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.categories ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.categories_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: color_palettes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.color_palettes (
+    canonical_frequency_id smallint NOT NULL,
+    colors text[] NOT NULL,
+    CONSTRAINT palette_colors_are_hex CHECK ((array_to_string(colors, ','::text) ~ '^#[0-9A-Fa-f]{6}(,#[0-9A-Fa-f]{6})*$'::text)),
+    CONSTRAINT palette_frequency_is_canonical CHECK (((canonical_frequency_id >= 1) AND (canonical_frequency_id <= 9))),
+    CONSTRAINT palette_has_colors CHECK (((cardinality(colors) >= 1) AND (array_position(colors, NULL::text) IS NULL)))
+);
+
+
+--
+-- Name: TABLE color_palettes; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.color_palettes IS 'A stored palette for a canonical frequency id (1-9) replaces the built-in one. Colours light to dark.';
+
+
+--
+-- Name: frequencies; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.frequencies (
+    id integer NOT NULL,
+    name text NOT NULL,
+    hz integer NOT NULL,
+    CONSTRAINT frequency_hz_is_positive CHECK ((hz > 0)),
+    CONSTRAINT frequency_name_is_not_blank CHECK ((btrim(name) <> ''::text))
+);
+
+
+--
+-- Name: TABLE frequencies; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.frequencies IS 'Stored frequencies. Only the nine canonical Hz values (cadence.canonical_frequencies) reach kiosks.';
+
+
+--
+-- Name: frequencies_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.frequencies ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.frequencies_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: groups; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.groups (
+    id integer NOT NULL,
+    name text NOT NULL,
+    sort_order integer DEFAULT 0 NOT NULL,
+    CONSTRAINT group_name_is_not_blank CHECK ((btrim(name) <> ''::text))
+);
+
+
+--
+-- Name: TABLE groups; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.groups IS 'Proclamation groups, served in sort_order.';
+
+
+--
+-- Name: groups_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.groups ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.groups_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: kiosk_sightings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.kiosk_sightings (
+    license_key text NOT NULL,
+    last_seen_at timestamp with time zone NOT NULL,
+    last_seen_ip inet,
+    schedule_version_held text,
+    CONSTRAINT schedule_version_held_is_a_version CHECK ((schedule_version_held ~ '^[0-9a-f]{64}$'::text))
+);
+
+
+--
+-- Name: TABLE kiosk_sightings; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.kiosk_sightings IS 'Written by the API, do not edit: the last call a kiosk made with each license key. Read public.kiosk_status.';
+
+
+--
+-- Name: kiosk_status; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.kiosk_status WITH (security_invoker='true') AS
+ SELECT k.key AS license_key,
+    a.email AS account_email,
+    k.system_name,
+    k.active,
+    k.last_validated_at,
+    s.last_seen_at,
+    s.last_seen_ip,
+    s.schedule_version_held,
+    v.version AS schedule_version_current,
+    (s.schedule_version_held = v.version) AS schedule_is_current,
+        CASE
+            WHEN (s.last_seen_at IS NULL) THEN 'never_seen'::text
+            WHEN (s.last_seen_at >= (now() - '00:15:00'::interval)) THEN 'online'::text
+            ELSE 'offline'::text
+        END AS state
+   FROM (((public.license_keys k
+     LEFT JOIN public.accounts a ON ((a.id = cadence.license_key_owner(k.key))))
+     LEFT JOIN public.kiosk_sightings s ON ((s.license_key = k.key)))
+     CROSS JOIN LATERAL ( SELECT cadence.license_key_schedule_version(k.key) AS version) v);
+
+
+--
+-- Name: VIEW kiosk_status; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON VIEW public.kiosk_status IS 'One row per license key: owner, kiosk name, last validation, last call (time, client IP), schedule version held and current, and state: online (seen in the last 15 minutes), offline, never_seen. Sightings are written every few seconds, at most every 30 s per key.';
+
+
+--
+-- Name: COLUMN kiosk_status.account_email; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.account_email IS 'The owner''s e-mail by the pairing rule; null when no account pairs.';
+
+
+--
+-- Name: COLUMN kiosk_status.last_seen_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.last_seen_at IS 'The last call with the key that the API answered (validation, schedule reads, system name, entitled proclamations); null if never.';
+
+
+--
+-- Name: COLUMN kiosk_status.last_seen_ip; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.last_seen_ip IS 'The client IP of that call (CLIENT_IP_HEADER decides); null when unknown.';
+
+
+--
+-- Name: COLUMN kiosk_status.schedule_version_held; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.schedule_version_held IS 'The schedule version the kiosk holds: last sent in a 200, or named by its If-None-Match in a 304.';
+
+
+--
+-- Name: COLUMN kiosk_status.schedule_version_current; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.schedule_version_current IS 'The version the API serves for the key now.';
+
+
+--
+-- Name: COLUMN kiosk_status.schedule_is_current; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.schedule_is_current IS 'Whether the kiosk holds the current version; null if it never read a schedule.';
+
+
+--
+-- Name: COLUMN kiosk_status.state; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.state IS 'online: seen in the last 15 minutes; offline: seen before; never_seen.';
+
+
+--
+-- Name: license_schedule_payloads; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.license_schedule_payloads (
+    license_key text NOT NULL,
+    payload json NOT NULL,
+    fingerprint text GENERATED ALWAYS AS (md5((payload)::text)) STORED,
+    version text GENERATED ALWAYS AS (cadence.schedule_version(payload)) STORED
+);
+
+
+--
+-- Name: TABLE license_schedule_payloads; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.license_schedule_payloads IS 'Derived, do not edit: cadence.schedule_payload of every license key, kept current by triggers. To rebuild: select cadence.refresh_license_schedules(array(select key from public.license_keys));';
+
+
+--
+-- Name: COLUMN license_schedule_payloads.fingerprint; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_schedule_payloads.fingerprint IS 'md5 of the payload text: a change detector for the API''s cache, not the schedule version.';
+
+
+--
+-- Name: COLUMN license_schedule_payloads.version; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_schedule_payloads.version IS 'The schedule version the API serves for this key (its ETag, unquoted).';
+
+
+--
+-- Name: proclamations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.proclamations (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    name text NOT NULL,
+    content text NOT NULL,
+    category_id integer NOT NULL,
+    group_id integer NOT NULL,
+    frequency_id integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT proclamation_name_is_not_blank CHECK ((btrim(name) <> ''::text))
+);
+
+
+--
+-- Name: TABLE proclamations; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.proclamations IS 'HTML proclamations. One whose frequency has no canonical id (e.g. 936 Hz) is never served.';
+
+
+--
+-- Name: schedule_block_proclamations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schedule_block_proclamations (
+    block_id uuid NOT NULL,
+    "position" integer NOT NULL,
+    proclamation_id uuid NOT NULL,
+    CONSTRAINT block_position_is_positive CHECK (("position" >= 1))
+);
+
+
+--
+-- Name: TABLE schedule_block_proclamations; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.schedule_block_proclamations IS 'The proclamations a block plays, in position order (1, 2, ...). The same proclamation may appear more than once.';
+
+
+--
+-- Name: schedule_blocks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schedule_blocks (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    schedule_id uuid NOT NULL,
+    weekday text,
+    start_time time without time zone NOT NULL,
+    end_time time without time zone NOT NULL,
+    dynamic_audio boolean DEFAULT false NOT NULL,
+    CONSTRAINT block_start_is_before_midnight CHECK ((start_time < '24:00:00'::time without time zone)),
+    CONSTRAINT block_times_are_whole_minutes CHECK (((EXTRACT(second FROM start_time) = (0)::numeric) AND (EXTRACT(second FROM end_time) = (0)::numeric))),
+    CONSTRAINT block_weekday_is_monday_to_sunday CHECK ((weekday = ANY (ARRAY['monday'::text, 'tuesday'::text, 'wednesday'::text, 'thursday'::text, 'friday'::text, 'saturday'::text, 'sunday'::text])))
+);
+
+
+--
+-- Name: TABLE schedule_blocks; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.schedule_blocks IS 'A time block of a schedule. An end at or before the start crosses midnight (22:00-06:00); 00:00-24:00 is the whole day.';
+
+
+--
+-- Name: COLUMN schedule_blocks.weekday; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.schedule_blocks.weekday IS 'monday .. sunday for a weekly schedule; empty for a daily one.';
+
+
+--
+-- Name: COLUMN schedule_blocks.end_time; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.schedule_blocks.end_time IS '00:00 to 24:00; an end equal to the start is a full 24 hours.';
+
+
+--
+-- Name: COLUMN schedule_blocks.dynamic_audio; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.schedule_blocks.dynamic_audio IS 'The kiosk turns dynamic audio on while the block is active.';
+
+
+--
+-- Name: schedules; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schedules (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    license_key text,
+    account_id uuid,
+    type text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT schedule_has_exactly_one_owner CHECK ((num_nonnulls(license_key, account_id) = 1)),
+    CONSTRAINT schedule_type_is_daily_or_weekly CHECK ((type = ANY (ARRAY['daily'::text, 'weekly'::text])))
+);
+
+
+--
+-- Name: TABLE schedules; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.schedules IS 'A daily or weekly listening schedule of one license key or one account. A key''s own schedule wins over its account''s.';
+
+
+--
+-- Name: COLUMN schedules.license_key; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.schedules.license_key IS 'Set this or account_id, not both.';
+
+
+--
+-- Name: COLUMN schedules.type; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.schedules.type IS 'daily or weekly. Blocks of a weekly schedule have a weekday; blocks of a daily one have none.';
+
+
+--
+-- Name: webhook_nonces; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.webhook_nonces (
+    nonce text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT webhook_nonce_length CHECK (((char_length(nonce) >= 1) AND (char_length(nonce) <= 128)))
+);
+
+
+--
+-- Name: TABLE webhook_nonces; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.webhook_nonces IS 'Nonces of accepted signed webhooks (onboarding x-nonce; Send Email Hook body digests, prefixed auth-email-hook:), kept for 600 s.';
+
+
+--
+-- Name: account_proclamations account_proclamations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.account_proclamations
+    ADD CONSTRAINT account_proclamations_pkey PRIMARY KEY (account_id, proclamation_id);
+
+
+--
+-- Name: accounts accounts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.accounts
+    ADD CONSTRAINT accounts_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: schedule_block_proclamations block_position_is_unique; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedule_block_proclamations
+    ADD CONSTRAINT block_position_is_unique PRIMARY KEY (block_id, "position") DEFERRABLE;
+
+
+--
+-- Name: categories categories_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.categories
+    ADD CONSTRAINT categories_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: color_palettes color_palettes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.color_palettes
+    ADD CONSTRAINT color_palettes_pkey PRIMARY KEY (canonical_frequency_id);
+
+
+--
+-- Name: email_outbox email_outbox_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.email_outbox
+    ADD CONSTRAINT email_outbox_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: frequencies frequencies_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.frequencies
+    ADD CONSTRAINT frequencies_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: frequencies frequency_hz_is_unique; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.frequencies
+    ADD CONSTRAINT frequency_hz_is_unique UNIQUE (hz);
+
+
+--
+-- Name: groups groups_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.groups
+    ADD CONSTRAINT groups_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: kiosk_sightings kiosk_sightings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kiosk_sightings
+    ADD CONSTRAINT kiosk_sightings_pkey PRIMARY KEY (license_key);
+
+
+--
+-- Name: license_keys license_keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.license_keys
+    ADD CONSTRAINT license_keys_pkey PRIMARY KEY (key);
+
+
+--
+-- Name: license_schedule_payloads license_schedule_payloads_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.license_schedule_payloads
+    ADD CONSTRAINT license_schedule_payloads_pkey PRIMARY KEY (license_key);
+
+
+--
+-- Name: schedules one_schedule_per_account; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT one_schedule_per_account UNIQUE (account_id);
+
+
+--
+-- Name: schedules one_schedule_per_license_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT one_schedule_per_license_key UNIQUE (license_key);
+
+
+--
+-- Name: proclamations proclamations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.proclamations
+    ADD CONSTRAINT proclamations_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: schedule_blocks schedule_blocks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedule_blocks
+    ADD CONSTRAINT schedule_blocks_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT schedules_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: webhook_nonces webhook_nonces_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.webhook_nonces
+    ADD CONSTRAINT webhook_nonces_pkey PRIMARY KEY (nonce);
+
+
+--
+-- Name: account_auth_user_is_unique; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX account_auth_user_is_unique ON public.accounts USING btree (auth_user_id);
+
+
+--
+-- Name: account_email_is_unique; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX account_email_is_unique ON public.accounts USING btree (lower(email));
+
+
+--
+-- Name: account_proclamations_proclamation_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX account_proclamations_proclamation_id_idx ON public.account_proclamations USING btree (proclamation_id);
+
+
+--
+-- Name: accounts_auth_link_due_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX accounts_auth_link_due_idx ON public.accounts USING btree (auth_link_due_at NULLS FIRST) WHERE (auth_user_id IS NULL);
+
+
+--
+-- Name: email_outbox_due_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX email_outbox_due_idx ON public.email_outbox USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+
+
+--
+-- Name: license_keys_account_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX license_keys_account_id_idx ON public.license_keys USING btree (account_id);
+
+
+--
+-- Name: license_keys_lower_email_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX license_keys_lower_email_idx ON public.license_keys USING btree (lower(email));
+
+
+--
+-- Name: proclamations_frequency_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX proclamations_frequency_id_idx ON public.proclamations USING btree (frequency_id);
+
+
+--
+-- Name: schedule_block_proclamations_proclamation_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX schedule_block_proclamations_proclamation_id_idx ON public.schedule_block_proclamations USING btree (proclamation_id);
+
+
+--
+-- Name: schedule_blocks_schedule_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX schedule_blocks_schedule_id_idx ON public.schedule_blocks USING btree (schedule_id, start_time);
+
+
+--
+-- Name: system_name_is_unique_per_account; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((account_id)::text, lower(email)), lower(system_name)) WHERE (system_name IS NOT NULL);
+
+
+--
+-- Name: INDEX system_name_is_unique_per_account; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (owner link, else stored e-mail), regardless of case.';
+
+
+--
+-- Name: webhook_nonces_expires_at_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX webhook_nonces_expires_at_idx ON public.webhook_nonces USING btree (expires_at);
+
+
+--
+-- Name: schedule_blocks block_weekday_matches_schedule_type; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER block_weekday_matches_schedule_type BEFORE INSERT OR UPDATE OF schedule_id, weekday ON public.schedule_blocks FOR EACH ROW EXECUTE FUNCTION cadence.check_block_weekday();
+
+
+--
+-- Name: accounts payloads_lock; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_lock BEFORE DELETE OR UPDATE OF email ON public.accounts FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
+
+
+--
+-- Name: license_keys payloads_lock; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_lock BEFORE INSERT OR UPDATE OF key, account_id, email ON public.license_keys FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
+
+
+--
+-- Name: schedule_block_proclamations payloads_lock; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_lock BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.schedule_block_proclamations FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
+
+
+--
+-- Name: schedule_blocks payloads_lock; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_lock BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.schedule_blocks FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
+
+
+--
+-- Name: schedules payloads_lock; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_lock BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.schedules FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
+
+
+--
+-- Name: accounts payloads_refresh; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh AFTER DELETE OR UPDATE OF email ON public.accounts FOR EACH ROW EXECUTE FUNCTION cadence.refresh_after_account_change();
+
+
+--
+-- Name: license_keys payloads_refresh; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh AFTER INSERT OR UPDATE OF key, account_id, email ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.refresh_after_license_key_change();
+
+
+--
+-- Name: schedule_block_proclamations payloads_refresh_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_delete AFTER DELETE ON public.schedule_block_proclamations REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_block_proclamations_change();
+
+
+--
+-- Name: schedule_blocks payloads_refresh_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_delete AFTER DELETE ON public.schedule_blocks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_blocks_change();
+
+
+--
+-- Name: schedules payloads_refresh_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_delete AFTER DELETE ON public.schedules REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_schedules_change();
+
+
+--
+-- Name: schedule_block_proclamations payloads_refresh_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_insert AFTER INSERT ON public.schedule_block_proclamations REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_block_proclamations_change();
+
+
+--
+-- Name: schedule_blocks payloads_refresh_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_insert AFTER INSERT ON public.schedule_blocks REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_blocks_change();
+
+
+--
+-- Name: schedules payloads_refresh_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_insert AFTER INSERT ON public.schedules REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_schedules_change();
+
+
+--
+-- Name: schedule_block_proclamations payloads_refresh_truncate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedule_block_proclamations FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_license_schedules();
+
+
+--
+-- Name: schedule_blocks payloads_refresh_truncate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedule_blocks FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_license_schedules();
+
+
+--
+-- Name: schedules payloads_refresh_truncate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedules FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_license_schedules();
+
+
+--
+-- Name: schedule_block_proclamations payloads_refresh_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_update AFTER UPDATE ON public.schedule_block_proclamations REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_block_proclamations_change();
+
+
+--
+-- Name: schedule_blocks payloads_refresh_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_update AFTER UPDATE ON public.schedule_blocks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_blocks_change();
+
+
+--
+-- Name: schedules payloads_refresh_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payloads_refresh_update AFTER UPDATE ON public.schedules REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_schedules_change();
+
+
+--
+-- Name: schedules schedule_type_change_fits_blocks; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER schedule_type_change_fits_blocks BEFORE UPDATE OF type ON public.schedules FOR EACH ROW WHEN ((old.type IS DISTINCT FROM new.type)) EXECUTE FUNCTION cadence.check_schedule_type_change();
+
+
+--
+-- Name: license_keys sightings_forget; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER sightings_forget AFTER DELETE ON public.license_keys REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.forget_deleted_key_sightings();
+
+
+--
+-- Name: account_proclamations assignment_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.account_proclamations
+    ADD CONSTRAINT assignment_account_exists FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
+-- Name: account_proclamations assignment_proclamation_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.account_proclamations
+    ADD CONSTRAINT assignment_proclamation_exists FOREIGN KEY (proclamation_id) REFERENCES public.proclamations(id) ON DELETE CASCADE;
+
+
+--
+-- Name: schedule_block_proclamations block_proclamation_block_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedule_block_proclamations
+    ADD CONSTRAINT block_proclamation_block_exists FOREIGN KEY (block_id) REFERENCES public.schedule_blocks(id) ON DELETE CASCADE;
+
+
+--
+-- Name: schedule_block_proclamations block_proclamation_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedule_block_proclamations
+    ADD CONSTRAINT block_proclamation_exists FOREIGN KEY (proclamation_id) REFERENCES public.proclamations(id) ON DELETE RESTRICT;
+
+
+--
+-- Name: schedule_blocks block_schedule_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedule_blocks
+    ADD CONSTRAINT block_schedule_exists FOREIGN KEY (schedule_id) REFERENCES public.schedules(id) ON DELETE CASCADE;
+
+
+--
+-- Name: license_keys license_key_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.license_keys
+    ADD CONSTRAINT license_key_account_exists FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE RESTRICT;
+
+
+--
+-- Name: license_schedule_payloads license_schedule_payload_key_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.license_schedule_payloads
+    ADD CONSTRAINT license_schedule_payload_key_exists FOREIGN KEY (license_key) REFERENCES public.license_keys(key) ON UPDATE CASCADE ON DELETE CASCADE;
+
+
+--
+-- Name: proclamations proclamation_category_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.proclamations
+    ADD CONSTRAINT proclamation_category_exists FOREIGN KEY (category_id) REFERENCES public.categories(id);
+
+
+--
+-- Name: proclamations proclamation_frequency_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.proclamations
+    ADD CONSTRAINT proclamation_frequency_exists FOREIGN KEY (frequency_id) REFERENCES public.frequencies(id);
+
+
+--
+-- Name: proclamations proclamation_group_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.proclamations
+    ADD CONSTRAINT proclamation_group_exists FOREIGN KEY (group_id) REFERENCES public.groups(id);
+
+
+--
+-- Name: schedules schedule_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT schedule_account_exists FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
+-- Name: schedules schedule_license_key_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedules
+    ADD CONSTRAINT schedule_license_key_exists FOREIGN KEY (license_key) REFERENCES public.license_keys(key) ON UPDATE CASCADE ON DELETE CASCADE;
+
+
+--
+-- Name: schedule_blocks Account holders can add blocks to their own schedules; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can add blocks to their own schedules" ON public.schedule_blocks FOR INSERT TO authenticated WITH CHECK ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[])));
+
+
+--
+-- Name: schedule_block_proclamations Account holders can add entitled proclamations to their blocks; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can add entitled proclamations to their blocks" ON public.schedule_block_proclamations FOR INSERT TO authenticated WITH CHECK (((block_id = ANY (( SELECT cadence.holder_block_ids() AS holder_block_ids)::uuid[])) AND (proclamation_id = ANY (( SELECT cadence.holder_proclamation_ids() AS holder_proclamation_ids)::uuid[]))));
+
+
+--
+-- Name: schedule_blocks Account holders can change the blocks of their own schedules; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can change the blocks of their own schedules" ON public.schedule_blocks FOR UPDATE TO authenticated USING ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[]))) WITH CHECK ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[])));
+
+
+--
+-- Name: schedules Account holders can change their own schedules; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can change their own schedules" ON public.schedules FOR UPDATE TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])))) WITH CHECK (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+
+
+--
+-- Name: schedule_block_proclamations Account holders can change what their blocks play, if entitled; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can change what their blocks play, if entitled" ON public.schedule_block_proclamations FOR UPDATE TO authenticated USING ((block_id = ANY (( SELECT cadence.holder_block_ids() AS holder_block_ids)::uuid[]))) WITH CHECK (((block_id = ANY (( SELECT cadence.holder_block_ids() AS holder_block_ids)::uuid[])) AND (proclamation_id = ANY (( SELECT cadence.holder_proclamation_ids() AS holder_proclamation_ids)::uuid[]))));
+
+
+--
+-- Name: schedules Account holders can create schedules for their account and keys; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can create schedules for their account and keys" ON public.schedules FOR INSERT TO authenticated WITH CHECK (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+
+
+--
+-- Name: schedule_blocks Account holders can delete the blocks of their own schedules; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can delete the blocks of their own schedules" ON public.schedule_blocks FOR DELETE TO authenticated USING ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[])));
+
+
+--
+-- Name: schedules Account holders can delete their own schedules; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can delete their own schedules" ON public.schedules FOR DELETE TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+
+
+--
+-- Name: categories Account holders can read categories; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read categories" ON public.categories FOR SELECT TO authenticated USING ((( SELECT cadence.holder_account_id() AS holder_account_id) IS NOT NULL));
+
+
+--
+-- Name: groups Account holders can read groups; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read groups" ON public.groups FOR SELECT TO authenticated USING ((( SELECT cadence.holder_account_id() AS holder_account_id) IS NOT NULL));
+
+
+--
+-- Name: color_palettes Account holders can read stored colour palettes; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read stored colour palettes" ON public.color_palettes FOR SELECT TO authenticated USING ((( SELECT cadence.holder_account_id() AS holder_account_id) IS NOT NULL));
+
+
+--
+-- Name: frequencies Account holders can read stored frequencies; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read stored frequencies" ON public.frequencies FOR SELECT TO authenticated USING ((( SELECT cadence.holder_account_id() AS holder_account_id) IS NOT NULL));
+
+
+--
+-- Name: schedule_blocks Account holders can read the blocks of their own schedules; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read the blocks of their own schedules" ON public.schedule_blocks FOR SELECT TO authenticated USING ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[])));
+
+
+--
+-- Name: proclamations Account holders can read the proclamations they are entitled to; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read the proclamations they are entitled to" ON public.proclamations FOR SELECT TO authenticated USING ((id = ANY (( SELECT cadence.holder_proclamation_ids() AS holder_proclamation_ids)::uuid[])));
+
+
+--
+-- Name: kiosk_sightings Account holders can read the sightings of their own keys; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read the sightings of their own keys" ON public.kiosk_sightings FOR SELECT TO authenticated USING ((license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
+
+
+--
+-- Name: accounts Account holders can read their own account; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read their own account" ON public.accounts FOR SELECT TO authenticated USING ((auth_user_id = ( SELECT auth.uid() AS uid)));
+
+
+--
+-- Name: license_keys Account holders can read their own license keys; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read their own license keys" ON public.license_keys FOR SELECT TO authenticated USING ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
+
+
+--
+-- Name: schedules Account holders can read their own schedules; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read their own schedules" ON public.schedules FOR SELECT TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+
+
+--
+-- Name: schedule_block_proclamations Account holders can read what their blocks play; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read what their blocks play" ON public.schedule_block_proclamations FOR SELECT TO authenticated USING ((block_id = ANY (( SELECT cadence.holder_block_ids() AS holder_block_ids)::uuid[])));
+
+
+--
+-- Name: schedule_block_proclamations Account holders can remove proclamations from their blocks; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can remove proclamations from their blocks" ON public.schedule_block_proclamations FOR DELETE TO authenticated USING ((block_id = ANY (( SELECT cadence.holder_block_ids() AS holder_block_ids)::uuid[])));
+
+
+--
+-- Name: account_proclamations; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.account_proclamations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: accounts; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.accounts ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: categories; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.categories ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: color_palettes; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.color_palettes ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: email_outbox; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.email_outbox ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: frequencies; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.frequencies ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: groups; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.groups ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: kiosk_sightings; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.kiosk_sightings ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: license_keys; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.license_keys ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: license_schedule_payloads; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.license_schedule_payloads ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: proclamations; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.proclamations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: schedule_block_proclamations; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.schedule_block_proclamations ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: schedule_blocks; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.schedule_blocks ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: schedules; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.schedules ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: webhook_nonces; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.webhook_nonces ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: SCHEMA cadence; Type: ACL; Schema: -; Owner: -
+--
+
+GRANT USAGE ON SCHEMA cadence TO service_role;
+
+
+--
+-- Name: SCHEMA public; Type: ACL; Schema: -; Owner: -
+--
+
+GRANT USAGE ON SCHEMA public TO anon;
+GRANT USAGE ON SCHEMA public TO authenticated;
+GRANT USAGE ON SCHEMA public TO service_role;
+
+
+--
+-- Name: FUNCTION canonical_frequencies(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.canonical_frequencies() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.canonical_frequencies() TO service_role;
+
+
+--
+-- Name: FUNCTION canonical_json(p_value jsonb); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.canonical_json(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.canonical_json(p_value jsonb) TO service_role;
+
+
+--
+-- Name: FUNCTION categories_json(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.categories_json() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.categories_json() TO service_role;
+
+
+--
+-- Name: FUNCTION check_block_weekday(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.check_block_weekday() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION check_schedule_type_change(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.check_schedule_type_change() FROM PUBLIC;
+
+
+--
+-- Name: TABLE email_outbox; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.email_outbox TO service_role;
+
+
+--
+-- Name: FUNCTION claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) TO service_role;
+
+
+--
+-- Name: FUNCTION claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) TO service_role;
+
+
+--
+-- Name: FUNCTION color_palettes_json(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.color_palettes_json() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.color_palettes_json() TO service_role;
+
+
+--
+-- Name: FUNCTION enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION entitlements(p_keys text[], p_emails text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION forget_deleted_key_sightings(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.forget_deleted_key_sightings() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION frequencies_json(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.frequencies_json() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.frequencies_json() TO service_role;
+
+
+--
+-- Name: FUNCTION groups_json(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.groups_json() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.groups_json() TO service_role;
+
+
+--
+-- Name: FUNCTION holder_account_id(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.holder_account_id() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.holder_account_id() TO authenticated;
+
+
+--
+-- Name: FUNCTION holder_block_ids(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.holder_block_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.holder_block_ids() TO authenticated;
+
+
+--
+-- Name: FUNCTION holder_license_keys(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.holder_license_keys() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.holder_license_keys() TO authenticated;
+
+
+--
+-- Name: FUNCTION holder_proclamation_ids(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.holder_proclamation_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.holder_proclamation_ids() TO authenticated;
+
+
+--
+-- Name: FUNCTION holder_schedule_ids(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.holder_schedule_ids() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.holder_schedule_ids() TO authenticated;
+
+
+--
+-- Name: TABLE accounts; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.accounts TO service_role;
+
+
+--
+-- Name: COLUMN accounts.id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(id) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: COLUMN accounts.email; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(email) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: COLUMN accounts.display_name; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(display_name) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: TABLE license_keys; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.license_keys TO service_role;
+
+
+--
+-- Name: COLUMN license_keys.key; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(key) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.active; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(active) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.last_validated_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(last_validated_at) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.system_name; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(system_name) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: FUNCTION key_belongs_to(p_key public.license_keys, p_account public.accounts); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) TO service_role;
+
+
+--
+-- Name: FUNCTION legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION license_key_owner(p_key text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_key_owner(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_key_owner(p_key text) TO authenticated;
+GRANT ALL ON FUNCTION cadence.license_key_owner(p_key text) TO service_role;
+
+
+--
+-- Name: FUNCTION license_key_schedule_version(p_key text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_key_schedule_version(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_key_schedule_version(p_key text) TO authenticated;
+GRANT ALL ON FUNCTION cadence.license_key_schedule_version(p_key text) TO service_role;
+
+
+--
+-- Name: FUNCTION license_pairing(p_key text, p_email text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_pairing(p_key text, p_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_pairing(p_key text, p_email text) TO service_role;
+
+
+--
+-- Name: FUNCTION license_pairings(p_keys text[], p_emails text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION license_schedules_if_changed(p_keys text[], p_fingerprints text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION link_auth_user(p_account_id uuid, p_auth_user_id uuid); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid) TO service_role;
+
+
+--
+-- Name: FUNCTION lock_schedule_payloads(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.lock_schedule_payloads() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION mark_email_failed(p_id uuid, p_error text, p_retry_at timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.mark_email_failed(p_id uuid, p_error text, p_retry_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.mark_email_failed(p_id uuid, p_error text, p_retry_at timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION mark_email_sent(p_id uuid, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.mark_email_sent(p_id uuid, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.mark_email_sent(p_id uuid, p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION onboard(p_email text, p_name text, p_key text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.onboard(p_email text, p_name text, p_key text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.onboard(p_email text, p_name text, p_key text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION palettes(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.palettes() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.palettes() TO service_role;
+
+
+--
+-- Name: FUNCTION proclamations_json(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.proclamations_json() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.proclamations_json() TO service_role;
+
+
+--
+-- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION record_webhook_nonce(p_nonce text, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.record_webhook_nonce(p_nonce text, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.record_webhook_nonce(p_nonce text, p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION refresh_after_account_change(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_after_account_change() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION refresh_after_block_proclamations_change(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_after_block_proclamations_change() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION refresh_after_blocks_change(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_after_blocks_change() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION refresh_after_license_key_change(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_after_license_key_change() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION refresh_after_schedules_change(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_after_schedules_change() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION refresh_all_license_schedules(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_all_license_schedules() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION refresh_license_schedules(p_keys text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_license_schedules(p_keys text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.refresh_license_schedules(p_keys text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) TO service_role;
+
+
+--
+-- Name: FUNCTION refresh_schedules(p_schedule_ids uuid[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) TO service_role;
+
+
+--
+-- Name: FUNCTION schedule_payload(p_key text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.schedule_payload(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.schedule_payload(p_key text) TO service_role;
+
+
+--
+-- Name: FUNCTION schedule_version(p_payload json); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.schedule_version(p_payload json) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.schedule_version(p_payload json) TO service_role;
+
+
+--
+-- Name: FUNCTION set_system_name(p_key text, p_name text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) TO service_role;
+
+
+--
+-- Name: FUNCTION validate_license(p_key text, p_email text, p_system_name text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.validate_license(p_key text, p_email text, p_system_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.validate_license(p_key text, p_email text, p_system_name text) TO service_role;
+
+
+--
+-- Name: FUNCTION validate_licenses(p_keys text[], p_emails text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) TO service_role;
+
+
+--
+-- Name: TABLE account_proclamations; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.account_proclamations TO service_role;
+
+
+--
+-- Name: TABLE categories; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.categories TO service_role;
+GRANT SELECT ON TABLE public.categories TO authenticated;
+
+
+--
+-- Name: SEQUENCE categories_id_seq; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON SEQUENCE public.categories_id_seq TO service_role;
+
+
+--
+-- Name: TABLE color_palettes; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.color_palettes TO service_role;
+GRANT SELECT ON TABLE public.color_palettes TO authenticated;
+
+
+--
+-- Name: TABLE frequencies; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.frequencies TO service_role;
+GRANT SELECT ON TABLE public.frequencies TO authenticated;
+
+
+--
+-- Name: SEQUENCE frequencies_id_seq; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON SEQUENCE public.frequencies_id_seq TO service_role;
+
+
+--
+-- Name: TABLE groups; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.groups TO service_role;
+GRANT SELECT ON TABLE public.groups TO authenticated;
+
+
+--
+-- Name: SEQUENCE groups_id_seq; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON SEQUENCE public.groups_id_seq TO service_role;
+
+
+--
+-- Name: TABLE kiosk_sightings; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.kiosk_sightings TO service_role;
+
+
+--
+-- Name: COLUMN kiosk_sightings.license_key; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(license_key) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.last_seen_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(last_seen_at) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.last_seen_ip; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(last_seen_ip) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.schedule_version_held; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(schedule_version_held) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: TABLE kiosk_status; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.kiosk_status TO service_role;
+GRANT SELECT ON TABLE public.kiosk_status TO authenticated;
+
+
+--
+-- Name: TABLE license_schedule_payloads; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.license_schedule_payloads TO service_role;
+
+
+--
+-- Name: TABLE proclamations; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.proclamations TO service_role;
+GRANT SELECT ON TABLE public.proclamations TO authenticated;
+
+
+--
+-- Name: TABLE schedule_block_proclamations; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.schedule_block_proclamations TO service_role;
+GRANT DELETE ON TABLE public.schedule_block_proclamations TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_block_proclamations.block_id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(block_id),INSERT(block_id) ON TABLE public.schedule_block_proclamations TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_block_proclamations."position"; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT("position"),INSERT("position"),UPDATE("position") ON TABLE public.schedule_block_proclamations TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_block_proclamations.proclamation_id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(proclamation_id),INSERT(proclamation_id),UPDATE(proclamation_id) ON TABLE public.schedule_block_proclamations TO authenticated;
+
+
+--
+-- Name: TABLE schedule_blocks; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.schedule_blocks TO service_role;
+GRANT DELETE ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_blocks.id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(id) ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_blocks.schedule_id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(schedule_id),INSERT(schedule_id) ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_blocks.weekday; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(weekday),INSERT(weekday),UPDATE(weekday) ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_blocks.start_time; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(start_time),INSERT(start_time),UPDATE(start_time) ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_blocks.end_time; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(end_time),INSERT(end_time),UPDATE(end_time) ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: COLUMN schedule_blocks.dynamic_audio; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(dynamic_audio),INSERT(dynamic_audio),UPDATE(dynamic_audio) ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: TABLE schedules; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.schedules TO service_role;
+GRANT DELETE ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: COLUMN schedules.id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(id) ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: COLUMN schedules.license_key; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(license_key),INSERT(license_key) ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: COLUMN schedules.account_id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(account_id),INSERT(account_id) ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: COLUMN schedules.type; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(type),INSERT(type),UPDATE(type) ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: COLUMN schedules.created_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(created_at) ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: TABLE webhook_nonces; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.webhook_nonces TO service_role;
+
+
+--
+-- Name: DEFAULT PRIVILEGES FOR SEQUENCES; Type: DEFAULT ACL; Schema: public; Owner: -
+--
+
+ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT ALL ON SEQUENCES  TO service_role;
+
+
+--
+-- Name: DEFAULT PRIVILEGES FOR FUNCTIONS; Type: DEFAULT ACL; Schema: public; Owner: -
+--
+
+ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT ALL ON FUNCTIONS  TO service_role;
+
+
+--
+-- Name: DEFAULT PRIVILEGES FOR TABLES; Type: DEFAULT ACL; Schema: public; Owner: -
+--
+
+ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT ALL ON TABLES  TO service_role;
+
+
+--
+-- PostgreSQL database dump complete
+--
+
+
