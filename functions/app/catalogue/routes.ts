@@ -3,7 +3,7 @@ import type { Deps } from "../deps.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader } from "../http/last-known-good.ts";
-import { security } from "../http/openapi-document.ts";
+import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
@@ -47,7 +47,7 @@ export function catalogueRoutes(app: App, deps: Deps): void {
           operationId,
           summary,
           tags: ["catalogue"],
-          security: security.none,
+          security: noCredential,
           responses: {
             200: withAge(jsonContent(schema, summary)),
             503: databaseUnavailable("the database is unavailable and this instance has not read this payload since it started"),

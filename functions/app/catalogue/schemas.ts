@@ -30,5 +30,3 @@ export const Proclamation = z
     colorPalette: z.array(hexColor).min(1).optional(),
   })
   .openapi("Proclamation");
-
-export const ErrorMessage = z.object({ message: z.string() }).openapi("ErrorMessage");

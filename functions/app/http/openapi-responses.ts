@@ -1,5 +1,5 @@
 import type { RouteConfig } from "@hono/zod-openapi";
-import { ErrorMessage } from "../catalogue/schemas.ts";
+import { ErrorMessage } from "./error-message.ts";
 import { type FailureCode, failures } from "../errors.ts";
 import { BODY_DEADLINE_MS } from "./body.ts";
 import { type App, jsonContent } from "./route.ts";

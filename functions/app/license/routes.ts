@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
-import { ErrorMessage } from "../catalogue/schemas.ts";
+import { ErrorMessage } from "../http/error-message.ts";
 import { batchWhileBusy } from "../batch-while-busy.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
 import { ageHeader, type Known, lastKnownGood } from "../http/last-known-good.ts";
-import { security } from "../http/openapi-document.ts";
+import { noCredential } from "../http/openapi-security.ts";
 import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
@@ -53,7 +53,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
       summary: "Validate a license key against its owner's e-mail, optionally setting the system name",
       tags: ["license"],
       // The credentials are the body's key and e-mail: fields, not a scheme.
-      security: security.none,
+      security: noCredential,
       request: { body: { ...jsonContent(LicenseRequest, "The key, the owner's e-mail and an optional system name"), required: true } },
       responses: withRateLimitHeaders({
         200: withAge(jsonContent(LicenseResponse, "The key is valid; systemNameStatus tells what became of the system name")),
@@ -82,7 +82,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
       operationId: "setSystemName",
       summary: "Set the kiosk's system name on a license key",
       tags: ["license"],
-      security: security.none,
+      security: noCredential,
       request: {
         params: LicenseKeyParam,
         body: { ...jsonContent(SystemNameRequest, "The new name"), required: true },

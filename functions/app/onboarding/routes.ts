@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ensureAuthUser } from "../auth-users/link-auth-user.ts";
-import { ErrorMessage } from "../catalogue/schemas.ts";
+import { ErrorMessage } from "../http/error-message.ts";
 import type { Deps } from "../deps.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import { Failure } from "../errors.ts";
 import { parseJsonBody, readBody } from "../http/body.ts";
 import { json } from "../http/json.ts";
-import { security } from "../http/openapi-document.ts";
+import { headerSchemes } from "../http/openapi-security.ts";
 import { bodyTimeout, bodyTooLarge, rateLimited, rateLimitUnavailable, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { errorMessage, maskKey } from "../log.ts";
@@ -17,6 +17,7 @@ import { RULES } from "../rate-limit/rules.ts";
 import { type Onboarded, onboardAccount } from "./onboard-account.ts";
 import { OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError } from "./schemas.ts";
 import { ONBOARDING_PATH, signatureVerifier } from "./signature.ts";
+import { SIGNED_REQUEST_SCHEMES } from "./signed-request-schemes.ts";
 import { recordNonce } from "./store.ts";
 
 /**
@@ -33,6 +34,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
     if (!isUnavailable(error)) deps.log("error", "onboarding_failed", { error: errorMessage(error) });
     return new Failure("account_not_created");
   };
+  const signedWith = headerSchemes(app, SIGNED_REQUEST_SCHEMES);
   app.use(ONBOARDING_PATH, limitByIp(deps, RULES.onboardingPerIp));
   route(
     app,
@@ -43,7 +45,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       summary: "Signed webhook: create the account if absent, issue a license key and e-mail it",
       tags: ["onboarding"],
       // x-timestamp, x-nonce and x-signature: the security schemes say how to sign.
-      security: security.signedRequest,
+      security: [signedWith("onboardingTimestamp", "onboardingNonce", "onboardingSignature")],
       request: { body: { ...jsonContent(OnboardingRequest, "The account to onboard"), required: true } },
       responses: withRateLimitHeaders({
         200: jsonContent(OnboardingResponse, "Account ready; a new license key is on its way by e-mail"),

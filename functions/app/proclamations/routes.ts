@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorMessage, Proclamation } from "../catalogue/schemas.ts";
+import { Proclamation } from "../catalogue/schemas.ts";
+import { ErrorMessage } from "../http/error-message.ts";
 import { CATALOGUE_TTL_MS } from "../catalogue/routes.ts";
 import { type Entitlement, readCatalogue, readEntitlements } from "../catalogue/store.ts";
 import { batchWhileBusy } from "../batch-while-busy.ts";
@@ -8,7 +9,7 @@ import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader, lastKnownGood, oldest } from "../http/last-known-good.ts";
-import { security } from "../http/openapi-document.ts";
+import { headerSchemes } from "../http/openapi-security.ts";
 import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
@@ -16,6 +17,7 @@ import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
 import { requirePaired } from "../pairing.ts";
 import { indexProclamations, subsetBody } from "./served.ts";
+import { LICENSE_PAIR_SCHEMES } from "./license-pair-schemes.ts";
 
 const ProclamationHeaders = z.object({
   "x-license-key": LicenseKey.optional(),
@@ -28,6 +30,7 @@ const ProclamationHeaders = z.object({
  * the catalogue cache, so an edit to one reaches entitled reads as quickly as the full list.
  */
 export function proclamationRoutes(app: App, deps: Deps): void {
+  const together = headerSchemes(app, LICENSE_PAIR_SCHEMES);
   const seen = sightingRecorder(deps);
   const served = ttlCache(
     async () => indexProclamations(await readCatalogue(deps.db, "proclamations")),
@@ -54,7 +57,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       summary: "Proclamations: all, or the subset entitled to a license key's owner",
       tags: ["catalogue"],
       // The paired headers are the security schemes licenseKey and accountEmail: neither, or both.
-      security: security.optionalLicensePair,
+      security: [together(), together("licenseKey", "accountEmail")],
       responses: {
         200: withAge(jsonContent(z.array(Proclamation), "Proclamations with canonical frequency ids")),
         400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),

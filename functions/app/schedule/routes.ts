@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorMessage } from "../catalogue/schemas.ts";
+import { ErrorMessage } from "../http/error-message.ts";
 import type { Deps } from "../deps.ts";
 import { Email, normalizeEmail } from "../email.ts";
 import { batchWhileBusy } from "../batch-while-busy.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { ageHeader, lastKnownGood } from "../http/last-known-good.ts";
-import { security } from "../http/openapi-document.ts";
+import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, rateLimited, versioned, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
@@ -38,7 +38,7 @@ const licenseSchedule = createRoute({
   operationId: "getLicenseSchedule",
   summary: "The schedule of a license key, with conditional GET",
   tags: ["schedule"],
-  security: security.none,
+  security: noCredential,
   request: {
     params: z.object({ licenseKey: LicenseKey }),
     headers: z.object({ "if-none-match": z.string().optional() }),
@@ -65,7 +65,7 @@ const legacySchedule = createRoute({
   summary: "Legacy schedule read with e-mail and license key in the query",
   tags: ["schedule"],
   // The credentials are the query's e-mail and key, checked as a pair: parameters, not a scheme.
-  security: security.none,
+  security: noCredential,
   request: { query: LegacyQuery },
   responses: withRateLimitHeaders({
     200: withAge(jsonContent(ScheduleResponse, "The e-mail and the schedule payload")),
