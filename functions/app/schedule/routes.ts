@@ -2,10 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorMessage } from "../http/error-message.ts";
 import type { Deps } from "../deps.ts";
 import { Email, normalizeEmail } from "../email.ts";
-import { batchWhileBusy } from "../batch-while-busy.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
-import { ageHeader, lastKnownGood } from "../http/last-known-good.ts";
+import { ageHeader } from "../http/last-known-good.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, rateLimited, versioned, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
@@ -15,16 +14,8 @@ import { requirePaired } from "../pairing.ts";
 import { limitAlongside, limitPassed } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
+import { scheduleReads } from "./read-schedules.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
-import { servedBound, servedSchedules } from "./served-schedules.ts";
-import type { VersionedPayload } from "./versioned-payload.ts";
-import {
-  type LegacyScheduleRead,
-  type LegacyScheduleRow,
-  readLegacySchedulesIfChanged,
-  readSchedulesIfChanged,
-  type ScheduleRead,
-} from "./store.ts";
 
 /**
  * Caches may keep the payload but must revalidate it before each use: staff edits reach kiosks on
@@ -77,26 +68,14 @@ const legacySchedule = createRoute({
 
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
 export function scheduleRoutes(app: App, deps: Deps): void {
-  const served = servedSchedules();
+  const reads = scheduleReads(deps);
   const seen = sightingRecorder(deps);
-  // The last payload served per key (and per key and e-mail for the legacy read), for a database
-  // outage: each at most 10,000 entries and 16 MiB of payload text (SERVED_SCHEDULE_BYTES).
-  const lastServed = lastKnownGood<{ payload: VersionedPayload | null }>(servedBound(deps.now));
-  const lastLegacy = lastKnownGood<{ row: LegacyScheduleRow | null; payload: VersionedPayload | null }>(servedBound(deps.now));
-  const readSchedule = batchWhileBusy((reads: ScheduleRead[], options) => readSchedulesIfChanged(deps.db, reads, options));
-  const readLegacy = batchWhileBusy((reads: LegacyScheduleRead[], options) =>
-    readLegacySchedulesIfChanged(deps.db, reads, options)
-  );
 
   app.use("/api/v2/licenses/:licenseKey/schedule", limitAlongside(deps, RULES.licenseSchedule));
   route(app, licenseSchedule, async (c) => {
     const key = LicenseKey.safeParse(c.req.param("licenseKey"));
     if (!key.success) throw new Failure("unknown_license");
-    const { value: { payload }, age } = await lastServed.read(
-      key.data,
-      () => served.read(key.data, (fingerprint) => readSchedule({ key: key.data, fingerprint })),
-      (answer) => answer.payload !== null,
-    );
+    const { value: payload, age } = await reads.ofKey(key.data);
     await limitPassed(c);
     if (payload === null) throw new Failure("unknown_license");
     const { version, body } = payload;
@@ -113,13 +92,9 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     const email = Email.safeParse(normalizeEmail(c.req.query("email") ?? ""));
     const key = LicenseKey.safeParse((c.req.query("licenseKey") ?? c.req.query("key") ?? "").trim());
     if (!email.success || !key.success) throw new Failure("not_authorized");
-    const { value: { row, payload }, age } = await lastLegacy.read(
-      `${key.data}\n${email.data}`,
-      () => served.read(key.data, (fingerprint) => readLegacy({ key: key.data, email: email.data, fingerprint })),
-      (answer) => answer.row?.outcome === "paired" && answer.payload !== null,
-    );
+    const { value: { outcome, payload }, age } = await reads.legacy(key.data, email.data);
     await limitPassed(c);
-    requirePaired(row?.outcome);
+    requirePaired(outcome);
     if (payload === null) throw new Failure("not_authorized");
     seen(c, key.data, payload.version);
     // The served body is `{"version":…,…}`: put the e-mail in front rather than serialise it all again.
