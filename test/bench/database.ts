@@ -8,15 +8,15 @@ const root = new URL("../../", import.meta.url);
 
 /**
  * The tests' throwaway Postgres 15, prepared as the test harness prepares its template: the
- * Supabase shim, then our migrations and the demo seed through the real Supabase CLI; then the
- * bench's own fleet of keys (`FLEET_KEYS`).
+ * Supabase shim, then our migrations and the demo seed through the real Supabase CLI. The bench
+ * and the fleet simulation (test/simulate) each add their own keys.
  *
  * @example
- * const database = await benchDatabase();
+ * const database = await migratedDatabase();
  * // ... database.url ...
  * await database.server.stop();
  */
-export async function benchDatabase(): Promise<{ url: string; server: PostgresServer }> {
+export async function migratedDatabase(): Promise<{ url: string; server: PostgresServer }> {
   const server = await startPostgresServer();
   const shim = postgres(server.url, { max: 1, onnotice: () => {} });
   try {
@@ -29,7 +29,20 @@ export async function benchDatabase(): Promise<{ url: string; server: PostgresSe
     ["db", "push", `--remote=${server.url}`, "--include-seed", "--yes"],
     { cwd: root.pathname, stdio: "pipe", env: { ...process.env, SUPABASE_TELEMETRY_DISABLED: "1", DO_NOT_TRACK: "1" } },
   );
-  const fleet = postgres(server.url, { max: 1, onnotice: () => {} });
+  return { url: server.url, server };
+}
+
+/**
+ * The migrated database (`migratedDatabase`) with the bench's own fleet of keys (`FLEET_KEYS`).
+ *
+ * @example
+ * const database = await benchDatabase();
+ * // ... database.url ...
+ * await database.server.stop();
+ */
+export async function benchDatabase(): Promise<{ url: string; server: PostgresServer }> {
+  const database = await migratedDatabase();
+  const fleet = postgres(database.url, { max: 1, onnotice: () => {} });
   try {
     // The demo account's owner: its keys read the account's daily schedule, as DEMO-0000-0000-0001 does.
     await fleet.unsafe(
@@ -42,7 +55,7 @@ export async function benchDatabase(): Promise<{ url: string; server: PostgresSe
   } finally {
     await fleet.end();
   }
-  return { url: server.url, server };
+  return database;
 }
 
 /**
