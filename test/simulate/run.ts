@@ -53,17 +53,18 @@ async function simulate(options: RunOptions): Promise<number> {
     // Kiosks boot spread over the first poll interval, so their polls are spread over every one after.
     const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * pollMs, context));
 
-    // Every kiosk has booted by the end of the first interval: from then on, the steady day.
     const peak = { toPooler: 0, toDatabase: 0 };
     let counting = true;
     const counted = (async () => {
       while (counting) {
-        const now = await meters.connections().catch(() => peak);
-        peak.toPooler = Math.max(peak.toPooler, now.toPooler);
-        peak.toDatabase = Math.max(peak.toDatabase, now.toDatabase);
+        // A count that failed is skipped; the next one comes 2 s later.
+        const current = await meters.connections().catch(() => peak);
+        peak.toPooler = Math.max(peak.toPooler, current.toPooler);
+        peak.toDatabase = Math.max(peak.toDatabase, current.toDatabase);
         await sleep(CONNECTIONS_EVERY_MS);
       }
     })();
+    // Every kiosk has booted by the end of the first interval: from then on, the steady day.
     await sleep(pollMs - now());
     tally.windowStart = now();
     const first: Reading = await meters.read();
