@@ -41,7 +41,12 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   const answeredAt = context.now();
   const reading = readAnswer(asked, { status: response.status, headers: response.headers, body });
   context.tally.record(sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`);
+  const stale = response.headers.has("age");
+  if (stale) context.tally.stale++;
   if (reading.version !== undefined && response.status === 200) context.ledger.served(kiosk.key, reading.version, answeredAt);
+  // An answer the database could not give defers the kiosk's next look by its wait.
+  if (stale) context.ledger.deferred(kiosk.key, context.pollMs * (1 + context.jitter));
+  if (response.status === 503 && reading.retryAfter !== undefined) context.ledger.deferred(kiosk.key, reading.retryAfter * 1000);
   return reading;
 }
 

@@ -83,7 +83,12 @@ export function parseOptions(args: string[]): Parsed {
   const schema = values["cost-for"] === undefined ? RunOptions : CostOptions;
   const parsed = schema.safeParse(camel);
   if (!parsed.success) {
-    throw new Error(parsed.error.issues.map((issue) => `--${String(issue.path[0]).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue.message}`).join("\n"));
+    const flag = (name: PropertyKey) => `--${String(name).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    throw new Error(parsed.error.issues.map((issue) =>
+      issue.code === "unrecognized_keys"
+        ? `${issue.keys.map(flag).join(", ")}: not an option ${values["cost-for"] === undefined ? "of a run" : "with --cost-for"}`
+        : `${flag(issue.path[0] ?? "")}: ${issue.message}`
+    ).join("\n"));
   }
   return values["cost-for"] === undefined
     ? { mode: "run", options: parsed.data as RunOptions }

@@ -45,7 +45,7 @@ async function simulate(options: RunOptions): Promise<number> {
       serverPid: production.server.pid,
     });
     const tally = new Tally();
-    const ledger = new ChangeLedger();
+    const ledger = new ChangeLedger(2 * pollMs);
     const started = performance.now();
     const now = () => performance.now() - started;
     const context = { baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger };
@@ -88,7 +88,7 @@ async function simulate(options: RunOptions): Promise<number> {
     counting = false;
     await counted;
 
-    const changes = ledger.count(2 * pollMs);
+    const changes = ledger.count();
     if (changes.seenInTime < changes.made) {
       const waiting = ledger.waiting();
       log(`unexpected: ${changes.made - changes.seenInTime} changes not seen by all their kiosks within two poll intervals; ${waiting.length} kiosks never saw one, e.g. ${waiting.slice(0, 5).join(", ")}`);
@@ -111,6 +111,7 @@ async function simulate(options: RunOptions): Promise<number> {
       },
       peakConnections: peak,
     };
+    log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
     for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);
     const text = JSON.stringify(Summary.parse(summary), null, 2);
     console.log(text);

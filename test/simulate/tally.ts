@@ -12,6 +12,8 @@ export class Tally {
   windowStart = Number.POSITIVE_INFINITY;
   readonly byStatus: Record<string, number> = {};
   unexpected = 0;
+  /** Answers served from the last known good (with `Age`) while the database was away. */
+  stale = 0;
   readonly examples = new Map<string, string[]>();
   private latencies = new Float64Array(1 << 16);
   private answered = 0;
