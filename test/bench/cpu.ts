@@ -45,3 +45,17 @@ export function peakRssMib(pid: number): number {
   const line = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return line ? Number(line[1]) / 1024 : 0;
 }
+
+/**
+ * CPU seconds of a process's children it has waited for (cutime + cstime): where a Postgres
+ * backend's CPU goes when the connection closes, counted in the postmaster.
+ */
+export function reapedChildrenCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / TICKS;
+  } catch {
+    return 0;
+  }
+}

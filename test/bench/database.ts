@@ -5,8 +5,22 @@ import { FLEET_KEYS, fleetKey } from "./scenarios.ts";
 
 /**
  * The tests' throwaway Postgres 15, prepared as the test harness prepares its template: the
- * Supabase shim, then our migrations and the demo seed through the real Supabase CLI; then the
- * bench's own fleet of keys (`FLEET_KEYS`).
+ * Supabase shim, then our migrations and the demo seed through the real Supabase CLI. The bench
+ * and the fleet simulation (test/simulate) each add their own keys.
+ *
+ * @example
+ * const database = await migratedDatabase();
+ * // ... database.url ...
+ * await database.server.stop();
+ */
+export async function migratedDatabase(): Promise<{ url: string; server: PostgresServer }> {
+  const server = await startPostgresServer();
+  await pushMigrations(server.url, { seed: true });
+  return { url: server.url, server };
+}
+
+/**
+ * The migrated database (`migratedDatabase`) with the bench's own fleet of keys (`FLEET_KEYS`).
  *
  * @example
  * const database = await benchDatabase();
@@ -14,9 +28,8 @@ import { FLEET_KEYS, fleetKey } from "./scenarios.ts";
  * await database.server.stop();
  */
 export async function benchDatabase(): Promise<{ url: string; server: PostgresServer }> {
-  const server = await startPostgresServer();
-  await pushMigrations(server.url, { seed: true });
-  const fleet = postgres(server.url, { max: 1, onnotice: () => {} });
+  const database = await migratedDatabase();
+  const fleet = postgres(database.url, { max: 1, onnotice: () => {} });
   try {
     // The demo account's owner: its keys read the account's daily schedule, as DEMO-0000-0000-0001 does.
     await fleet.unsafe(
@@ -29,7 +42,7 @@ export async function benchDatabase(): Promise<{ url: string; server: PostgresSe
   } finally {
     await fleet.end();
   }
-  return { url: server.url, server };
+  return database;
 }
 
 /**

@@ -55,6 +55,7 @@ export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
       "auth_type = trust",
       `auth_file = ${join(dir, "userlist.txt")}`,
       "pool_mode = transaction",
+      "stats_users = postgres",
       "max_client_conn = 2000",
       "default_pool_size = 40",
       "server_login_retry = 0.25",

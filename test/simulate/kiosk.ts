@@ -1,0 +1,104 @@
+import { type Asked, readAnswer, type Reading } from "./answer-check.ts";
+import type { ChangeLedger } from "./change-ledger.ts";
+import type { Kiosk } from "./fleet.ts";
+import type { Tally } from "./tally.ts";
+
+/** What every kiosk shares: where the API is, how it polls, until when, and where it reports. */
+export interface KioskContext {
+  baseUrl: string;
+  pollMs: number;
+  /** Each interval is pollMs times 1 ± up to this share, drawn anew each time. */
+  jitter: number;
+  timeoutMs: number;
+  /** The simulation's clock (ms); kiosks stop polling at `endAt`. */
+  now(): number;
+  endAt: number;
+  tally: Tally;
+  ledger: ChangeLedger;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/** Waits `ms`, or until the run ends if that comes first. */
+const wait = (context: KioskContext, ms: number) => sleep(Math.min(ms, context.endAt - context.now()));
+
+/** One request as the kiosk sends it (from its venue's address), recorded and read. */
+async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: string, init: RequestInit = {}): Promise<Reading> {
+  const headers = new Headers(init.headers);
+  headers.set("cf-connecting-ip", kiosk.address);
+  if (asked.ifNoneMatch) headers.set("if-none-match", asked.ifNoneMatch);
+  const sentAt = context.now();
+  let response: Response;
+  let body: string;
+  try {
+    response = await fetch(context.baseUrl + path, { ...init, headers, signal: AbortSignal.timeout(context.timeoutMs) });
+    body = await response.text();
+  } catch (error) {
+    const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+    const problem = timedOut ? `no answer within ${context.timeoutMs} ms` : String(error);
+    context.tally.record(sentAt, timedOut ? "timeout" : "error", undefined, `${asked.route}: ${problem}`);
+    return { problem };
+  }
+  const answeredAt = context.now();
+  const reading = readAnswer(asked, { status: response.status, headers: response.headers, body });
+  context.tally.record(sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`);
+  const stale = response.headers.has("age");
+  if (stale) context.tally.stale++;
+  if (reading.version !== undefined && response.status === 200) context.ledger.served(kiosk.key, reading.version, answeredAt);
+  // An answer the database could not give defers the kiosk's next look by its wait.
+  if (stale) context.ledger.deferred(kiosk.key, context.pollMs * (1 + context.jitter));
+  if (response.status === 503 && reading.retryAfter !== undefined) context.ledger.deferred(kiosk.key, reading.retryAfter * 1000);
+  return reading;
+}
+
+/**
+ * Sends a request until it is answered 200 (or the run ends), waiting out each 429 and 503 for
+ * its Retry-After and anything else for a poll interval. True once answered.
+ */
+async function untilAnswered(kiosk: Kiosk, context: KioskContext, asked: Asked, path: string, init: RequestInit): Promise<boolean> {
+  while (context.now() < context.endAt) {
+    const reading = await send(kiosk, context, asked, path, init);
+    if (reading.retryAfter !== undefined) await wait(context, reading.retryAfter * 1000);
+    else if (reading.problem === undefined) return true;
+    else await wait(context, context.pollMs);
+  }
+  return false;
+}
+
+/**
+ * A kiosk's day, from `bootAt`: it validates its license and sets its system name, once each;
+ * then it polls its schedule (the license schedule with If-None-Match, or the legacy read), right
+ * away and then every poll interval with jitter, honouring Retry-After on 429 and 503.
+ */
+export async function runKiosk(kiosk: Kiosk, bootAt: number, context: KioskContext): Promise<void> {
+  await sleep(bootAt - context.now());
+  const json = { "content-type": "application/json" };
+  const key = encodeURIComponent(kiosk.key);
+  const validated = await untilAnswered(kiosk, context, { route: "license", key: kiosk.key, email: kiosk.email }, "/api/v2/license", {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ license_key: kiosk.key, email_address: kiosk.email }),
+  });
+  if (!validated) return;
+  const named = await untilAnswered(
+    kiosk,
+    context,
+    { route: "system-name", key: kiosk.key, email: kiosk.email, systemName: kiosk.systemName },
+    `/api/v2/licenses/${key}/system-name`,
+    { method: "PUT", headers: json, body: JSON.stringify({ systemName: kiosk.systemName }) },
+  );
+  if (!named) return;
+  const path = kiosk.legacy
+    ? `/api/v2/schedule?email=${encodeURIComponent(kiosk.email)}&licenseKey=${key}`
+    : `/api/v2/licenses/${key}/schedule`;
+  let etag: string | undefined;
+  while (context.now() < context.endAt) {
+    const asked: Asked = { route: kiosk.legacy ? "legacy" : "schedule", key: kiosk.key, email: kiosk.email, ifNoneMatch: etag };
+    const reading = await send(kiosk, context, asked, path);
+    if (reading.retryAfter !== undefined) {
+      await wait(context, reading.retryAfter * 1000);
+      continue;
+    }
+    if (!kiosk.legacy && reading.version !== undefined) etag = `"${reading.version}"`;
+    await wait(context, context.pollMs * (1 + context.jitter * (2 * Math.random() - 1)));
+  }
+}

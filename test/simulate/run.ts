@@ -1,0 +1,134 @@
+// `npm run simulate`: a fleet of kiosks against the production configuration (production.ts),
+// while staff edit schedules and, with --faults, the database and Redis fail; prints the summary
+// (summary.ts) and exits 1 when anything unexpected happened. `--cost-for N --summary FILE`
+// instead estimates the monthly cost of N kiosks from a summary (cost.ts). `--help` lists the options.
+import { readFileSync, writeFileSync } from "node:fs";
+import process from "node:process";
+import { ChangeLedger } from "./change-ledger.ts";
+import { type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
+import { monthlyCost } from "./cost.ts";
+import { injectFaults } from "./faults.ts";
+import { insertFleet, layoutFleet } from "./fleet.ts";
+import { runKiosk } from "./kiosk.ts";
+import { meters as openMeters, type Reading } from "./meters.ts";
+import { startProduction } from "./production.ts";
+import { fleetSchedules, staffAtWork } from "./staff.ts";
+import { Summary } from "./summary.ts";
+import { Tally } from "./tally.ts";
+
+const log = (line: string) => console.error(`simulate: ${line}`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/** How often the connections are counted. */
+const CONNECTIONS_EVERY_MS = 2_000;
+
+function estimate(options: CostOptions) {
+  const summary = Summary.parse(JSON.parse(readFileSync(options.summary, "utf8")));
+  const cost = monthlyCost(options.costFor, summary.perKioskDay, options);
+  console.log(JSON.stringify(cost, null, 2));
+  if (cost.computeSize === undefined) log("no compute size in the table holds that load: the total has no compute part");
+}
+
+async function simulate(options: RunOptions): Promise<number> {
+  const pollMs = options.pollSeconds * 1000;
+  const runMs = options.minutes * 60_000;
+  if (runMs <= pollMs) throw new Error("--minutes must be longer than one poll interval: kiosks boot during the first");
+  const fleet = layoutFleet(options.kiosks, options.perAddress, options.legacyShare);
+  log(`starting Postgres 15 (migrated by the Supabase CLI) with ${fleet.length} kiosks, PgBouncer, redis-server and the entry`);
+  const production = await startProduction((sql) => insertFleet(sql, fleet));
+  try {
+    const schedules = await fleetSchedules(production.sql);
+    const meters = openMeters({
+      poolerPort: production.pooler.port,
+      database: production.databaseName,
+      postgresPort: production.database.port,
+      redisPort: production.redisPort,
+      serverPid: production.server.pid,
+    });
+    const tally = new Tally();
+    const ledger = new ChangeLedger(2 * pollMs);
+    const started = performance.now();
+    const now = () => performance.now() - started;
+    const context = { baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger };
+    log(`${fleet.length} kiosks boot over the first ${options.pollSeconds} s, then poll for ${options.minutes} min in all`);
+    // Kiosks boot spread over the first poll interval, so their polls are spread over every one after.
+    const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * pollMs, context));
+
+    const peak = { toPooler: 0, toDatabase: 0 };
+    let counting = true;
+    const counted = (async () => {
+      while (counting) {
+        // A count that failed is skipped; the next one comes 2 s later.
+        const current = await meters.connections().catch(() => peak);
+        peak.toPooler = Math.max(peak.toPooler, current.toPooler);
+        peak.toDatabase = Math.max(peak.toDatabase, current.toDatabase);
+        await sleep(CONNECTIONS_EVERY_MS);
+      }
+    })();
+    // Every kiosk has booted by the end of the first interval: from then on, the steady day.
+    await sleep(pollMs - now());
+    tally.windowStart = now();
+    const first: Reading = await meters.read();
+
+    // Changes stop two poll intervals before the end, so each one's deadline falls inside the run.
+    const changesPerMinute = options.changeShare * schedules.length;
+    const staff = changesPerMinute > 0
+      ? staffAtWork(production.sql, schedules, {
+        intervalMs: 60_000 / changesPerMinute, from: pollMs, until: runMs - 2 * pollMs, now, record: (c, at) => ledger.made(c, at), log,
+      })
+      : Promise.resolve();
+    if (runMs - 2 * pollMs <= pollMs) log("the run is too short for changes to be judged (it needs three poll intervals): none made");
+    const span = runMs - pollMs;
+    const faults = options.faults
+      ? injectFaults(production, meters, [pollMs + span / 4, pollMs + span / 2, pollMs + (3 * span) / 4], now, log)
+      : Promise.resolve();
+
+    await Promise.all([...kiosks, staff, faults]);
+    const windowMs = now() - tally.windowStart;
+    const last = await meters.read();
+    counting = false;
+    await counted;
+
+    const changes = ledger.count();
+    if (changes.seenInTime < changes.made) {
+      const waiting = ledger.waiting();
+      log(`unexpected: ${changes.made - changes.seenInTime} changes not seen by all their kiosks within two poll intervals; ${waiting.length} kiosks never saw one, e.g. ${waiting.slice(0, 5).join(", ")}`);
+    }
+    const perDay = (delta: number) => (delta / fleet.length) * (86_400_000 / windowMs);
+    const summary: Summary = {
+      kiosks: fleet.length,
+      minutes: options.minutes,
+      requests: tally.requests,
+      byStatus: tally.byStatus,
+      unexpected: tally.unexpected + changes.made - changes.seenInTime,
+      latencyMs: tally.latencyMs(),
+      changes,
+      perKioskDay: {
+        requests: perDay(tally.windowRequests),
+        databaseStatements: perDay(last.statements - first.statements),
+        redisCommands: perDay(last.redisCommands - first.redisCommands),
+        serverCpuSeconds: perDay(last.serverCpuSeconds - first.serverCpuSeconds),
+        databaseCpuSeconds: perDay(last.databaseCpuSeconds - first.databaseCpuSeconds),
+      },
+      peakConnections: peak,
+    };
+    log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
+    for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);
+    const text = JSON.stringify(Summary.parse(summary), null, 2);
+    console.log(text);
+    if (options.json) writeFileSync(options.json, text + "\n");
+    return summary.unexpected === 0 ? 0 : 1;
+  } finally {
+    await production.stop();
+  }
+}
+
+let parsed;
+try {
+  parsed = parseOptions(process.argv.slice(2));
+} catch (error) {
+  console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (parsed.mode === "help") console.log(USAGE);
+else if (parsed.mode === "cost") estimate(parsed.options);
+else process.exit(await simulate(parsed.options));
