@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ErrorMessage } from "../../functions/app/catalogue/schemas.ts";
+import { ErrorMessage } from "../../functions/app/http/error-message.ts";
 import { LicenseResponse, SystemNameResponse } from "../../functions/app/license/schemas.ts";
 import { SchedulePayload, ScheduleResponse, WEEKDAYS } from "../../functions/app/schedule/schemas.ts";
 
