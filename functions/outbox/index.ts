@@ -1,4 +1,4 @@
-// The edge function `outbox`: pg_cron calls it every minute (see README), and each call delivers
+// The edge function `outbox`: pg_cron calls it every minute (supabase/README.md, "Deploying"), and each call delivers
 // the queued e-mails that are due. It takes no input and can only send what is already due, so an
 // outside caller gains nothing by calling it.
 import { ConfigError, parseConfig } from "../app/config.ts";

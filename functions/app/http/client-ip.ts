@@ -15,7 +15,7 @@ export interface ConnectionInfo {
 export const UNKNOWN_CLIENT = "unknown";
 
 /**
- * Supabase's default (see README, "Client IP"): its API traffic runs through Cloudflare, which
+ * Supabase's default (see functions/README.md, "Client IP"): its API traffic runs through Cloudflare, which
  * writes `CF-Connecting-IP` itself, while it appends to a client-sent `X-Forwarded-For`.
  */
 export const SUPABASE_CLIENT_IP_HEADER = "cf-connecting-ip";
