@@ -10,8 +10,9 @@ export interface PostgresOptions {
    * Behind a transaction pooler (Supabase's port 6543, PgBouncer): statements are unnamed, as the
    * next transaction may run on another server connection, which never parsed a named one; and no
    * session setting is sent at start-up, as a pooler refuses them (PgBouncer: "unsupported startup
-   * parameter"), so the server does not end a late statement by itself: dropping its connection
-   * is what ends it here. Directly, each statement text is parsed once per connection and named.
+   * parameter"). A late statement is then abandoned, not cancelled: its connection is dropped and
+   * the server runs it to its end (or to the role's own statement_timeout). Directly, each
+   * statement text is parsed once per connection and named.
    */
   transactionPooler?: boolean;
   /**
