@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-/** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches, kiosk sightings. */
+/** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches, kiosk sightings, hostile values, ill-formed text. */
 const throughPooler = [
   "test/license-schedule.test.ts",
   "test/legacy-schedule.test.ts",
@@ -14,6 +14,8 @@ const throughPooler = [
   "test/signature.test.ts",
   "test/hardening/races.test.ts",
   "test/kiosk-status.test.ts",
+  "test/hostile-values.test.ts",
+  "test/well-formed-text.test.ts",
 ];
 
 export default defineConfig({

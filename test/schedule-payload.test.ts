@@ -209,7 +209,7 @@ describe("schedule edits in the dashboard", () => {
   it("rejects a weekday on a block of a daily schedule, saying why", async () => {
     await expect(addBlock(DAILY_SCHEDULE, { start: "06:00", end: "07:00", weekday: "monday" })).rejects.toMatchObject({
       message: expect.stringMatching(/is in a daily schedule, so its weekday must be empty \(not monday\)/),
-      constraint_name: "block_weekday_matches_schedule_type",
+      constraint: "block_weekday_matches_schedule_type",
     });
     await expect(
       edits.db.query("update public.schedule_blocks set weekday = 'monday' where id = $1", [MORNING_BLOCK]),
@@ -219,7 +219,7 @@ describe("schedule edits in the dashboard", () => {
   it("rejects a block of a weekly schedule without a weekday, saying why", async () => {
     await expect(addBlock(WEEKLY_SCHEDULE, { start: "06:00", end: "07:00" })).rejects.toMatchObject({
       message: expect.stringMatching(/is in a weekly schedule, so it needs a weekday \(monday \.\. sunday\)/),
-      constraint_name: "block_weekday_matches_schedule_type",
+      constraint: "block_weekday_matches_schedule_type",
     });
   });
 
@@ -240,7 +240,7 @@ describe("schedule edits in the dashboard", () => {
       edits.db.query("update public.schedules set type = 'weekly' where id = $1", [DAILY_SCHEDULE]),
     ).rejects.toMatchObject({
       message: expect.stringMatching(/cannot become weekly: 3 of its blocks have no weekday/),
-      constraint_name: "block_weekday_matches_schedule_type",
+      constraint: "block_weekday_matches_schedule_type",
     });
     await expect(
       edits.db.query("update public.schedules set type = 'daily' where id = $1", [WEEKLY_SCHEDULE]),

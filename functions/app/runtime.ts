@@ -54,7 +54,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     db = withAvailability(openPostgres(config.DATABASE_URL, { max: 10, deadlineMs }), log);
     database = "postgres (DATABASE_URL)";
   } else if (config.SUPABASE_DB_URL) {
-    db = withAvailability(openPostgres(config.SUPABASE_DB_URL, { max: 5, prepare: false, deadlineMs }), log);
+    db = withAvailability(openPostgres(config.SUPABASE_DB_URL, { max: 5, transactionPooler: true, deadlineMs }), log);
     database = "supabase (SUPABASE_DB_URL)";
   } else {
     const { openPglite } = await importOptional<typeof import("./db/pglite.ts")>(new URL("./db/pglite.ts", import.meta.url));

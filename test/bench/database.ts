@@ -1,7 +1,18 @@
-import postgres from "postgres";
+import pg from "pg";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.ts";
 import { pushMigrations } from "../support/supabase-migrations.ts";
 import { FLEET_KEYS, fleetKey } from "./scenarios.ts";
+
+/** Runs `work` on one connection to `url`, closed after. */
+async function withClient(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * The tests' throwaway Postgres 15, prepared as the test harness prepares its template: the
@@ -29,19 +40,16 @@ export async function migratedDatabase(): Promise<{ url: string; server: Postgre
  */
 export async function benchDatabase(): Promise<{ url: string; server: PostgresServer }> {
   const database = await migratedDatabase();
-  const fleet = postgres(database.url, { max: 1, onnotice: () => {} });
-  try {
+  await withClient(database.url, async (client) => {
     // The demo account's owner: its keys read the account's daily schedule, as DEMO-0000-0000-0001 does.
-    await fleet.unsafe(
+    await client.query(
       `insert into public.license_keys (key, account_id, email)
        select k, a.id, a.email from unnest($1::text[]) as k, public.accounts as a where a.email = 'demo@example.com'`,
       [Array.from({ length: FLEET_KEYS }, (_, n) => fleetKey(n))],
     );
     // As autovacuum would soon: without statistics the planner takes the table for its 5 demo rows.
-    await fleet.unsafe("analyze public.license_keys");
-  } finally {
-    await fleet.end();
-  }
+    await client.query("analyze public.license_keys");
+  });
   return database;
 }
 
@@ -59,12 +67,7 @@ export async function copyDatabase(database: { url: string }, name: string): Pro
   const template = new URL(database.url);
   const admin = new URL(database.url);
   admin.pathname = "/template1";
-  const sql = postgres(admin.href, { max: 1, onnotice: () => {} });
-  try {
-    await sql.unsafe(`create database ${name} template ${template.pathname.slice(1)}`);
-  } finally {
-    await sql.end();
-  }
+  await withClient(admin.href, (client) => client.query(`create database ${name} template ${template.pathname.slice(1)}`));
   const copy = new URL(database.url);
   copy.pathname = `/${name}`;
   return copy.href;

@@ -3,7 +3,8 @@
 // baselines, in three configurations (configurations.ts), then measures a cold start; prints the
 // tables (also written as JSON under test/bench/results/).
 // Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`, and
-// `--config=memory,redis` to run only those configurations.
+// `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
+// trips each kiosk route waits through a delay proxy (distance.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -11,6 +12,7 @@ import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.
 import { measureColdStart } from "./cold-start.ts";
 import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
+import { measureDistance } from "./distance.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -31,6 +33,11 @@ const WARM_UP_SECONDS = 2;
 const MAX_RETRIES = 3;
 /** The app's pool on DATABASE_URL (functions/app/runtime.ts); baseline (2) uses the same. */
 const POOL_SIZE = 10;
+
+if (Deno.args.includes("--distance")) {
+  await measureDistance(Deno.args);
+  Deno.exit(0);
+}
 
 if (!(await wrkInstalled())) {
   console.error(WRK_MISSING);

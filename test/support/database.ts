@@ -10,7 +10,7 @@ import { TEMPLATE } from "./global-setup.ts";
 let counter = 0;
 
 export interface TestDatabase {
-  /** The app's pool: direct, or through PgBouncer without prepared statements in the `pooler` project. */
+  /** The app's pool: direct, or through PgBouncer in the `pooler` project. */
   db: Database;
   /** Superuser URL of this database, direct (as staff reach it), for a second pool or a raw client. */
   url: string;
@@ -22,7 +22,7 @@ export interface TestDatabase {
 /**
  * The `pooler` project (vitest.config.ts) runs the suites that matter on Supabase through PgBouncer
  * in transaction mode, as the edge function reaches Postgres there: the app's pool and every
- * server the suite starts go through it, without prepared statements.
+ * server the suite starts go through it.
  */
 const THROUGH_POOLER = process.env.CADENCE_TEST_THROUGH_POOLER === "1";
 
@@ -52,7 +52,7 @@ export async function freshDatabase(options: { max?: number } = {}): Promise<Tes
   }
   const url = adminUrl.replace(/\/postgres$/, `/${name}`);
   const db = THROUGH_POOLER
-    ? openPostgres(throughPooler(url), { max: options.max ?? 10, prepare: false })
+    ? openPostgres(throughPooler(url), { max: options.max ?? 10, transactionPooler: true })
     : openPostgres(url, { max: options.max ?? 10 });
   registerDatabase(db, url);
   return {

@@ -35,7 +35,7 @@ export function pgbouncerAvailable(): boolean {
  *
  * @example
  * const pooler = await startPgBouncer(server.port);
- * const db = openPostgres(pooler.through(url), { prepare: false });
+ * const db = openPostgres(pooler.through(url), { transactionPooler: true });
  */
 export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-pgbouncer-"));

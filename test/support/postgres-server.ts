@@ -40,6 +40,8 @@ export interface PostgresServer {
   pause(): void;
   /** Lets a paused cluster run again (SIGCONT). */
   resume(): void;
+  /** Everything the server logged so far (its stderr). */
+  logs(): string;
   stop(): Promise<void>;
 }
 
@@ -47,8 +49,9 @@ export interface PostgresServer {
  * Starts a throwaway PostgreSQL 15 cluster on a free loopback port, tuned for tests (no fsync).
  * Works as root (runs as the `postgres` user) and as an ordinary user. Its faults (crash and
  * restart, pause and resume) are the real thing, for tests of what the app does meanwhile.
+ * `settings` are further server settings, e.g. `{ log_statement: "all" }`.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export async function startPostgresServer(settings: Record<string, string> = {}): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-pg-"));
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
@@ -61,6 +64,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
     "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
     "-c", "max_connections=300", "-c", "shared_buffers=128MB",
+    ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
   ]);
   let child: ChildProcess;
   let stderr = "";
@@ -97,6 +101,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     resume() {
       for (const pid of cluster()) process.kill(pid, "SIGCONT");
     },
+    logs: () => stderr,
     async stop() {
       // A paused cluster would not see the shutdown; SIGINT is postgres's fast shutdown.
       if (running()) for (const pid of cluster()) process.kill(pid, "SIGCONT");

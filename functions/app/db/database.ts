@@ -1,5 +1,5 @@
 /**
- * The database port: one SQL executor, implemented by PGlite (embedded) and postgres.js.
+ * The database port: one SQL executor, implemented by PGlite (embedded) and node-postgres.
  * Both run the same SQL; business rules live in SQL functions, so a store call is one statement.
  */
 export interface Database {

@@ -33,18 +33,16 @@ const UNAVAILABLE_ERRNO = new Set([
   "ECONNABORTED",
 ]);
 
-/** postgres.js's own codes for a connection that closed, ended, was destroyed or did not open in time. */
-const UNAVAILABLE_DRIVER = new Set(["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT"]);
-
 /**
  * Whether `error` says the database cannot be reached or cannot answer now, rather than that a
  * statement failed on its own merits (a constraint, a bad parameter): only the former may be
- * answered from memory or with a 503.
+ * answered from memory or with a 503. node-postgres names no code for a connection that ended or
+ * timed out; db/postgres.ts reports those as `DatabaseUnavailable`.
  */
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof DatabaseUnavailable) return true;
   if (typeof error !== "object" || error === null) return false;
   const { code, errno } = error as { code?: unknown; errno?: unknown };
   if (typeof code !== "string") return typeof errno === "string" && UNAVAILABLE_ERRNO.has(errno);
-  return UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code) || UNAVAILABLE_DRIVER.has(code);
+  return UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code);
 }

@@ -49,7 +49,21 @@ export async function readBody(request: Request, limit = BODY_LIMIT_BYTES, deadl
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parses a UTF-8 JSON body: `body_required` when it is empty or blank, `invalid_json` for bad UTF-8 or bad JSON. */
+/**
+ * Every string of a parsed body as well-formed Unicode, a lone surrogate (`"\udc00"`, which JSON
+ * may carry as an escape) replaced by U+FFFD, as UTF-8 would write it to Postgres. So validation
+ * sees what will be stored and the answer echoes it, and PGlite, which refuses a lone surrogate,
+ * gets the same text as Postgres. The other inputs cannot carry one: the body's bytes must be
+ * UTF-8 (above), and path and query are percent-decoded as UTF-8 and headers are bytes.
+ */
+function wellFormed(_key: string, value: unknown): unknown {
+  return typeof value === "string" ? value.toWellFormed() : value;
+}
+
+/**
+ * Parses a UTF-8 JSON body, its strings made well-formed Unicode: `body_required` when it is empty
+ * or blank, `invalid_json` for bad UTF-8 or bad JSON.
+ */
 export function parseJsonBody(bytes: Uint8Array): unknown {
   let text: string;
   try {
@@ -59,7 +73,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   }
   if (text.trim() === "") throw new Failure("body_required");
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, wellFormed);
   } catch {
     throw new Failure("invalid_json");
   }

@@ -17,7 +17,7 @@ export function outboxFromConfig(config: Config, log: Logger): { ports: OutboxPo
       "DATABASE_URL: is required to deliver e-mails from a separate process (with PGlite, the running server retries them every minute)",
     );
   }
-  const db = openPostgres(url, { max: 1, prepare: Boolean(config.DATABASE_URL) });
+  const db = openPostgres(url, { max: 1, transactionPooler: !config.DATABASE_URL });
   return {
     ports: { db, mailer: mailerFromConfig(config), now: Date.now, log, authUsers: authUsersFromConfig(config) },
     close: () => db.close(),
