@@ -1,6 +1,6 @@
-/// <reference lib="deno.ns" />
 import { type PgBouncer, startPgBouncer } from "../support/pgbouncer.ts";
 import { type RedisServer, startRedis } from "../support/redis.ts";
+import { billedRedisCommands } from "./redis-commands.ts";
 
 /**
  * The deployments the benchmark compares, each the real entry on the same database:
@@ -29,26 +29,14 @@ export interface Configuration {
   stop(): Promise<void>;
 }
 
-/**
- * Every command a redis-server has run, from INFO commandstats, which counts the commands a script
- * runs as Upstash bills them (EVALSHA and its INCRBY are two); the bench's own INFO calls left out.
- */
-async function billedCommands(port: string): Promise<number> {
-  const output = await new Deno.Command("redis-cli", { args: ["-p", port, "INFO", "commandstats"], stdout: "piped" }).output();
-  const stats = new TextDecoder().decode(output.stdout);
-  let calls = 0;
-  for (const match of stats.matchAll(/^cmdstat_([\w|]+):calls=(\d+),/gm)) if (match[1] !== "info") calls += Number(match[2]);
-  return calls;
-}
-
 /** Starts what `name` needs beside the database at `url` (whose cluster listens on `port`). */
 export async function openConfiguration(name: ConfigurationName, url: string, port: number): Promise<Configuration> {
   // wrk sends every request from its own X-Forwarded-For: the limiter runs on each, never refusing one.
   const direct = { DATABASE_URL: url, TRUST_PROXY: "true" };
   if (name === "redis") {
     const redis: RedisServer = await startRedis();
-    const redisPort = new URL(redis.url).port;
-    return { name, env: { ...direct, REDIS_URL: redis.url }, redisCommands: () => billedCommands(redisPort), stop: () => redis.stop() };
+    const redisPort = Number(new URL(redis.url).port);
+    return { name, env: { ...direct, REDIS_URL: redis.url }, redisCommands: () => billedRedisCommands(redisPort), stop: () => redis.stop() };
   }
   if (name === "pooler") {
     const pooler: PgBouncer = await startPgBouncer(port);

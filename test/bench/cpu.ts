@@ -3,16 +3,23 @@ import { readdirSync, readFileSync } from "node:fs";
 /** Kernel clock ticks per second (USER_HZ), 100 on Linux. */
 const TICKS = 100;
 
-/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
-export function cpuSeconds(pid: number): number {
+/**
+ * The two clock-tick fields of `/proc/<pid>/stat` at `first` (counted after the parenthesised
+ * command name) added, in seconds; 0 once the process is gone.
+ */
+function statSeconds(pid: number, first: number): number {
   try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+    return (Number(fields[first]) + Number(fields[first + 1])) / TICKS;
   } catch {
     return 0;
   }
+}
+
+/** CPU seconds (user + system: utime, stime) a process has used so far; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  return statSeconds(pid, 11);
 }
 
 /** The postmaster listening on `port` and its children (backends, checkpointer, ...). */
@@ -51,11 +58,5 @@ export function peakRssMib(pid: number): number {
  * backend's CPU goes when the connection closes, counted in the postmaster.
  */
 export function reapedChildrenCpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) / TICKS;
-  } catch {
-    return 0;
-  }
+  return statSeconds(pid, 13);
 }

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { cpuSeconds, postgresPids, reapedChildrenCpuSeconds } from "../bench/cpu.ts";
+import { billedRedisCommands } from "../bench/redis-commands.ts";
 
 const run = promisify(execFile);
 
@@ -18,14 +19,6 @@ async function pgbouncerShow(port: number, command: string): Promise<Array<Recor
   const { stdout } = await run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-A", "-F", "|", "-P", "footer=off", "-c", command, "pgbouncer"]);
   const [header, ...rows] = stdout.trim().split("\n").map((line) => line.split("|"));
   return rows.map((row) => Object.fromEntries(header.map((name, i) => [name, row[i]])));
-}
-
-/** Every command a redis-server has run since it started, but the INFO that asks. */
-async function redisCalls(port: number): Promise<number> {
-  const { stdout } = await run("redis-cli", ["-p", String(port), "INFO", "commandstats"]);
-  let calls = 0;
-  for (const [, name, count] of stdout.matchAll(/^cmdstat_([^:]+):calls=(\d+),/gm)) if (name !== "info") calls += Number(count);
-  return calls;
 }
 
 /** The Postgres cluster's CPU: the postmaster, its children now, and the children it has reaped. */
@@ -59,7 +52,7 @@ export function meters(options: { poolerPort: number; database: string; postgres
       const row = stats.find((r) => r.database === options.database);
       return {
         statements: Number(row?.total_query_count ?? 0),
-        redisCommands: bankedRedis + (await redisCalls(options.redisPort)),
+        redisCommands: bankedRedis + (await billedRedisCommands(options.redisPort)),
         serverCpuSeconds: cpuSeconds(options.serverPid),
         databaseCpuSeconds: bankedDatabaseCpu + clusterCpu(options.postgresPort),
       };
@@ -68,7 +61,7 @@ export function meters(options: { poolerPort: number; database: string; postgres
       bankedDatabaseCpu += clusterCpu(options.postgresPort);
     },
     async bankRedis() {
-      bankedRedis += await redisCalls(options.redisPort);
+      bankedRedis += await billedRedisCommands(options.redisPort);
     },
     /** Connections now: the server's to the pooler (active or waiting), and the pooler's to Postgres. */
     async connections(): Promise<{ toPooler: number; toDatabase: number }> {

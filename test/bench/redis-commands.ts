@@ -1,0 +1,17 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+/**
+ * Every command the redis-server on `port` has run since it started or since `CONFIG RESETSTAT`,
+ * from INFO commandstats, which counts the commands a script runs as Upstash bills them (EVALSHA
+ * and its INCRBY are two); the INFO calls that ask are left out.
+ *
+ * @example
+ * const before = await billedRedisCommands(6379);
+ */
+export async function billedRedisCommands(port: number): Promise<number> {
+  const { stdout } = await promisify(execFile)("redis-cli", ["-p", String(port), "INFO", "commandstats"]);
+  let calls = 0;
+  for (const [, name, count] of stdout.matchAll(/^cmdstat_([^:]+):calls=(\d+),/gm)) if (name !== "info") calls += Number(count);
+  return calls;
+}
