@@ -477,7 +477,8 @@ describe.skipIf(!haveRedis)(`Upstash over HTTP: what the limiter sends to the RE
       const results = [];
       for (let i = 0; i < 12; i += 1) results.push(await store.limiter.limit(rule, ip));
       expect(results.filter((result) => result.success)).toHaveLength(10);
-      expect(background).toHaveLength(12);
+      // Only analytics and deny lists leave work to wait for.
+      expect(background).toHaveLength(Object.values(options).some(Boolean) ? 12 : 0);
       await Promise.all(background);
       return await commandCounts(look);
     } finally {

@@ -44,6 +44,8 @@ const REFUSED_CLIENTS_PER_RULE = 10_000;
  */
 export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions): RateLimiter {
   const { log, keepAlive } = options;
+  // Only analytics and deny lists leave work running after a check (`pending`); otherwise it is already settled.
+  const background = Boolean(options.analytics || options.denyLists);
   const instances = new Map<string, Ratelimit>();
   /** Each rule's ephemeral cache, which the library fills: `<prefix>:<identifier>` -> when its refusal ends. */
   const refusals = new Map<string, BoundedMap<string, number>>();
@@ -91,10 +93,13 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
         answering = true;
         log("info", "rate_limit_store_recovered", { store: options.store });
       }
-      const settled = result.pending.then(undefined, (error: unknown) => {
-        log("warn", "rate_limit_background_failed", { store: options.store, reason: reasonOf(error) });
-      });
-      keepAlive?.(settled);
+      if (background) {
+        // Handled here whether or not a runtime waits for it: an unhandled rejection ends a Deno process.
+        const settled = result.pending.then(undefined, (error: unknown) => {
+          log("warn", "rate_limit_background_failed", { store: options.store, reason: reasonOf(error) });
+        });
+        keepAlive?.(settled);
+      }
       // A deny-list refusal has no window (reset 0): it lasts until staff lift it, so the client is told to wait the rule's window.
       const reset = result.reset || (Math.floor(Date.now() / rule.windowMs) + 1) * rule.windowMs;
       return { success: result.success, limit: rule.limit, remaining: result.remaining, reset };
