@@ -511,6 +511,32 @@ COMMENT ON FUNCTION cadence.holder_license_keys() IS 'The license keys that belo
 
 
 --
+-- Name: holder_owns_key(text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.holder_owns_key(p_key text) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  return exists (
+    select
+      from public.license_keys as k
+      join public.accounts as a
+        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+     where k.key = p_key and a.auth_user_id = (select auth.uid()));
+end
+$$;
+
+
+--
+-- Name: FUNCTION holder_owns_key(p_key text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.holder_owns_key(p_key text) IS 'Whether a license key belongs to the signed-in account holder''s account (cadence.key_belongs_to); false for anyone else. For row-level security policies.';
+
+
+--
 -- Name: holder_proclamation_ids(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -548,11 +574,17 @@ CREATE FUNCTION cadence.holder_schedule_ids() RETURNS uuid[]
     SET search_path TO ''
     AS $$
 begin
+  -- Key schedules are few beside keys: find them first, then whether each key is the holder's
+  -- (cadence.key_belongs_to; the first condition finds the candidate account through indexes).
   return array(
+    select s.id from public.schedules as s where s.account_id = (select cadence.holder_account_id())
+    union all
     select s.id
-    from public.schedules as s
-    where s.account_id = (select cadence.holder_account_id())
-       or s.license_key = any ((select cadence.holder_license_keys())::text[]));
+      from public.schedules as s
+      join public.license_keys as k on k.key = s.license_key
+      join public.accounts as a
+        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+     where a.auth_user_id = (select auth.uid()));
 end
 $$;
 
@@ -685,10 +717,9 @@ CREATE FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text
     AS $$
 begin
   return query
-    select p.n, p.outcome, s.fingerprint, case when s.fingerprint is distinct from p_fingerprints[p.n] then s.payload end
+    select p.n, p.outcome, s.version, case when s.version is distinct from p_fingerprints[p.n] then s.payload end
       from cadence.license_pairings(p_keys, p_emails) as p
-      left join public.license_schedule_payloads as s
-        on p.outcome = 'paired' and s.license_key = p_keys[p.n] and s.license_key = any (p_keys);
+      left join cadence.served_schedules(p_keys) as s on p.outcome = 'paired' and s.n = p.n;
 end
 $$;
 
@@ -697,7 +728,7 @@ $$;
 -- Name: FUNCTION legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) IS 'For each key and e-mail (position n), the pairing outcome and, when paired, the stored payload''s fingerprint, with the payload only when it differs from the fingerprint at the same position.';
+COMMENT ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) IS 'For each key and e-mail (position n), the pairing outcome and, when paired, the version of the schedule the key reads, with the payload only when it differs from the version at the same position.';
 
 
 --
@@ -730,7 +761,7 @@ CREATE FUNCTION cadence.license_key_schedule_version(p_key text) RETURNS text
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select p.version from public.license_schedule_payloads as p where p.license_key = p_key
+  select s.version from cadence.served_schedules(array[p_key]) as s
 $$;
 
 
@@ -809,11 +840,8 @@ CREATE FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprin
     AS $$
 begin
   return query
-    select r.n, s.fingerprint, case when s.fingerprint is distinct from r.held then s.payload end
-      from unnest(p_keys, p_fingerprints) with ordinality as r(key, held, n)
-      -- `= any (...)` restricts the table to the batch through its index, whichever join the
-      -- planner picks for a batch it cannot size.
-      join public.license_schedule_payloads as s on s.license_key = r.key and s.license_key = any (p_keys);
+    select s.n, s.version, case when s.version is distinct from p_fingerprints[s.n] then s.payload end
+      from cadence.served_schedules(p_keys) as s;
 end
 $$;
 
@@ -822,7 +850,7 @@ $$;
 -- Name: FUNCTION license_schedules_if_changed(p_keys text[], p_fingerprints text[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) IS 'For each key (position n), the stored payload''s fingerprint, with the payload only when it differs from the fingerprint at the same position; no row for an unknown key.';
+COMMENT ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) IS 'For each known key (position n), the version of the schedule it reads, with the payload only when it differs from the version at the same position; no row for an unknown key.';
 
 
 --
@@ -847,28 +875,6 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid) IS 'Links the account to its Auth user; true when linked (or already linked to that user), false when the account is linked to another.';
-
-
---
--- Name: lock_schedule_payloads(); Type: FUNCTION; Schema: cadence; Owner: -
---
-
-CREATE FUNCTION cadence.lock_schedule_payloads() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('cadence.license_schedule_payloads'));
-  return null;
-end
-$$;
-
-
---
--- Name: FUNCTION lock_schedule_payloads(); Type: COMMENT; Schema: cadence; Owner: -
---
-
-COMMENT ON FUNCTION cadence.lock_schedule_payloads() IS 'Trigger (before each statement that can change a payload): takes the lock that serialises payload edits until commit.';
 
 
 --
@@ -1089,32 +1095,6 @@ COMMENT ON FUNCTION cadence.record_webhook_nonce(p_nonce text, p_now timestamp w
 
 
 --
--- Name: refresh_after_account_change(); Type: FUNCTION; Schema: cadence; Owner: -
---
-
-CREATE FUNCTION cadence.refresh_after_account_change() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-declare
-  v_emails text[] := array[lower(old.email), lower(new.email)];
-begin
-  -- Keys without an owner link whose stored e-mail is (or was) the account's.
-  perform cadence.refresh_license_schedules(array(
-    select k.key from public.license_keys as k where k.account_id is null and lower(k.email) = any (v_emails)));
-  return null;
-end
-$$;
-
-
---
--- Name: FUNCTION refresh_after_account_change(); Type: COMMENT; Schema: cadence; Owner: -
---
-
-COMMENT ON FUNCTION cadence.refresh_after_account_change() IS 'Trigger: refreshes the keys without an owner link that pair with an account by e-mail when it changes e-mail or goes.';
-
-
---
 -- Name: refresh_after_block_proclamations_change(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -1123,13 +1103,14 @@ CREATE FUNCTION cadence.refresh_after_block_proclamations_change() RETURNS trigg
     SET search_path TO ''
     AS $$
 begin
+  -- A block deleted with its proclamations (on delete cascade) is gone here: its own trigger refreshes.
   if tg_op in ('INSERT', 'UPDATE') then
-    perform cadence.refresh_schedules(array(
-      select b.schedule_id from public.schedule_blocks as b where b.id in (select block_id from new_rows)));
+    perform cadence.refresh_schedule_payloads(array(
+      select b.schedule_id from public.schedule_blocks as b where b.id in (select n.block_id from new_rows as n)));
   end if;
   if tg_op in ('UPDATE', 'DELETE') then
-    perform cadence.refresh_schedules(array(
-      select b.schedule_id from public.schedule_blocks as b where b.id in (select block_id from old_rows)));
+    perform cadence.refresh_schedule_payloads(array(
+      select b.schedule_id from public.schedule_blocks as b where b.id in (select o.block_id from old_rows as o)));
   end if;
   return null;
 end
@@ -1140,7 +1121,7 @@ $$;
 -- Name: FUNCTION refresh_after_block_proclamations_change(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.refresh_after_block_proclamations_change() IS 'Trigger: refreshes the keys that read the schedule of a block whose proclamations changed.';
+COMMENT ON FUNCTION cadence.refresh_after_block_proclamations_change() IS 'Trigger: refreshes the payload of the schedule of each block whose proclamations changed.';
 
 
 --
@@ -1153,10 +1134,10 @@ CREATE FUNCTION cadence.refresh_after_blocks_change() RETURNS trigger
     AS $$
 begin
   if tg_op in ('INSERT', 'UPDATE') then
-    perform cadence.refresh_schedules(array(select schedule_id from new_rows));
+    perform cadence.refresh_schedule_payloads(array(select n.schedule_id from new_rows as n));
   end if;
   if tg_op in ('UPDATE', 'DELETE') then
-    perform cadence.refresh_schedules(array(select schedule_id from old_rows));
+    perform cadence.refresh_schedule_payloads(array(select o.schedule_id from old_rows as o));
   end if;
   return null;
 end
@@ -1167,29 +1148,7 @@ $$;
 -- Name: FUNCTION refresh_after_blocks_change(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.refresh_after_blocks_change() IS 'Trigger: refreshes the keys that read a changed block''s schedule.';
-
-
---
--- Name: refresh_after_license_key_change(); Type: FUNCTION; Schema: cadence; Owner: -
---
-
-CREATE FUNCTION cadence.refresh_after_license_key_change() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  perform cadence.refresh_license_schedules(array[new.key]);
-  return null;
-end
-$$;
-
-
---
--- Name: FUNCTION refresh_after_license_key_change(); Type: COMMENT; Schema: cadence; Owner: -
---
-
-COMMENT ON FUNCTION cadence.refresh_after_license_key_change() IS 'Trigger: stores the payload of a new key, and refreshes it when its owner link or stored e-mail changes.';
+COMMENT ON FUNCTION cadence.refresh_after_blocks_change() IS 'Trigger: refreshes the payload of the schedule of each changed block, before and after the change.';
 
 
 --
@@ -1201,12 +1160,9 @@ CREATE FUNCTION cadence.refresh_after_schedules_change() RETURNS trigger
     SET search_path TO ''
     AS $$
 begin
-  if tg_op in ('INSERT', 'UPDATE') then
-    perform cadence.refresh_schedule_owners(array(select license_key from new_rows), array(select account_id from new_rows));
-  end if;
-  if tg_op in ('UPDATE', 'DELETE') then
-    perform cadence.refresh_schedule_owners(array(select license_key from old_rows), array(select account_id from old_rows));
-  end if;
+  -- A deleted schedule's payload goes with it (on delete cascade). An owner change stores nothing
+  -- new but is cheap to refresh; a type change alters the payload.
+  perform cadence.refresh_schedule_payloads(array(select n.id from new_rows as n));
   return null;
 end
 $$;
@@ -1216,108 +1172,132 @@ $$;
 -- Name: FUNCTION refresh_after_schedules_change(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.refresh_after_schedules_change() IS 'Trigger: refreshes the keys of a changed schedule''s owners, before and after the change.';
+COMMENT ON FUNCTION cadence.refresh_after_schedules_change() IS 'Trigger: stores the payload of each created or changed schedule.';
 
 
 --
--- Name: refresh_all_license_schedules(); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: refresh_all_schedule_payloads(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.refresh_all_license_schedules() RETURNS trigger
-    LANGUAGE plpgsql
+CREATE FUNCTION cadence.refresh_all_schedule_payloads() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
 begin
-  perform cadence.refresh_license_schedules(array(select k.key from public.license_keys as k));
+  perform cadence.refresh_schedule_payloads(array(select s.id from public.schedules as s));
   return null;
 end
 $$;
 
 
 --
--- Name: FUNCTION refresh_all_license_schedules(); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION refresh_all_schedule_payloads(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.refresh_all_license_schedules() IS 'Trigger (after truncate): refreshes every key.';
+COMMENT ON FUNCTION cadence.refresh_all_schedule_payloads() IS 'Trigger (after truncate): refreshes every schedule''s payload.';
 
 
 --
--- Name: refresh_license_schedules(text[]); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: refresh_schedule_payloads(uuid[]); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.refresh_license_schedules(p_keys text[]) RETURNS void
+CREATE FUNCTION cadence.refresh_schedule_payloads(p_schedule_ids uuid[]) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  -- Taken already inside the triggers; needed when staff call this by hand.
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('cadence.license_schedule_payloads'));
-  insert into public.license_schedule_payloads (license_key, payload)
-  select k.key, cadence.schedule_payload(k.key)
-  from public.license_keys as k
-  where k.key = any (p_keys)
-  on conflict (license_key) do update set payload = excluded.payload;
+  -- One lock per schedule, taken in id order so that two edits of several schedules cannot
+  -- deadlock: a second edit of a schedule waits here until the first commits, then assembles with
+  -- a fresh snapshot (READ COMMITTED: each statement below takes one), so the last edit to commit
+  -- stored last. Edits of other schedules, and every poll, go on meanwhile.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.schedule_payloads:' || ids.id::text, 0))
+     from (select distinct u.id from unnest(p_schedule_ids) as u(id) where u.id is not null order by u.id) as ids;
+  insert into public.schedule_payloads (schedule_id, payload)
+  select s.id, cadence.schedule_content(s.id)
+    from public.schedules as s
+   where s.id = any (p_schedule_ids)
+      on conflict (schedule_id) do update set payload = excluded.payload
+   -- An edit that changes nothing a kiosk sees (a block's id order, say) writes nothing.
+   where public.schedule_payloads.payload::text is distinct from excluded.payload::text;
 end
 $$;
 
 
 --
--- Name: FUNCTION refresh_license_schedules(p_keys text[]); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION refresh_schedule_payloads(p_schedule_ids uuid[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.refresh_license_schedules(p_keys text[]) IS 'Stores the current cadence.schedule_payload of each given key.';
+COMMENT ON FUNCTION cadence.refresh_schedule_payloads(p_schedule_ids uuid[]) IS 'Stores the current payload (cadence.schedule_content) of each given schedule. Triggers call it; staff may, to rebuild.';
 
 
 --
--- Name: refresh_schedule_owners(text[], uuid[]); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: schedule_content(uuid); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) RETURNS void
-    LANGUAGE plpgsql
+CREATE FUNCTION cadence.schedule_content(p_schedule_id uuid) RETURNS json
+    LANGUAGE plpgsql STABLE
     SET search_path TO ''
     AS $$
 begin
-  perform cadence.refresh_license_schedules(array(
-    select k.key from public.license_keys as k where k.key = any (p_license_keys)
-    union
-    select k.key
-    from public.accounts as a
-    join public.license_keys as k
-      -- The first condition finds the candidate keys through indexes; key_belongs_to decides.
-      on (k.account_id = a.id or lower(k.email) = lower(a.email)) and cadence.key_belongs_to(k, a)
-    where a.id = any (p_account_ids)));
+  if p_schedule_id is null then
+    return cadence.unscheduled_payload();
+  end if;
+  return (
+    with day as (
+      -- Blocks as served, one array per weekday (null weekday: the daily schedule), in start order.
+      select b.weekday,
+             pg_catalog.json_agg(pg_catalog.json_build_object(
+               'id', b.id,
+               'startTime', pg_catalog.to_char(b.start_time, 'HH24:MI'),
+               'startMinutes', m.start_minutes,
+               'endTime', pg_catalog.to_char(b.end_time, 'HH24:MI'),
+               'endMinutes', m.end_minutes,
+               'overnight', m.end_minutes <= m.start_minutes,
+               'durationMinutes', case when m.end_minutes <= m.start_minutes
+                                       then m.end_minutes + 1440 - m.start_minutes
+                                       else m.end_minutes - m.start_minutes end,
+               'dynamicAudio', b.dynamic_audio,
+               'proclamationIds', coalesce((select pg_catalog.json_agg(p.proclamation_id order by p.position)
+                                            from public.schedule_block_proclamations as p
+                                            where p.block_id = b.id), '[]')
+             ) order by b.start_time, b.end_time, b.id) as blocks
+        from public.schedule_blocks as b
+        -- Minutes from midnight; 24:00 is 1440.
+        cross join lateral (
+          select (extract(hour from b.start_time) * 60 + extract(minute from b.start_time))::integer as start_minutes,
+                 (extract(hour from b.end_time) * 60 + extract(minute from b.end_time))::integer as end_minutes
+        ) as m
+       where b.schedule_id = p_schedule_id
+       group by b.weekday
+    )
+    select pg_catalog.json_build_object(
+             'type', s.type,
+             'daily', case when s.type = 'daily' then daily.blocks else '[]' end,
+             'weekly', case when s.type = 'weekly' then pg_catalog.json_build_object(
+                 'monday', coalesce((select day.blocks from day where day.weekday = 'monday'), '[]'),
+                 'tuesday', coalesce((select day.blocks from day where day.weekday = 'tuesday'), '[]'),
+                 'wednesday', coalesce((select day.blocks from day where day.weekday = 'wednesday'), '[]'),
+                 'thursday', coalesce((select day.blocks from day where day.weekday = 'thursday'), '[]'),
+                 'friday', coalesce((select day.blocks from day where day.weekday = 'friday'), '[]'),
+                 'saturday', coalesce((select day.blocks from day where day.weekday = 'saturday'), '[]'),
+                 'sunday', coalesce((select day.blocks from day where day.weekday = 'sunday'), '[]'))
+               else '{}' end,
+             'blocks', case when s.type = 'daily' then daily.blocks else '[]' end)
+      from public.schedules as s
+     cross join lateral (
+       select coalesce((select day.blocks from day where day.weekday is null), '[]') as blocks
+     ) as daily
+     where s.id = p_schedule_id
+  );
 end
 $$;
 
 
 --
--- Name: FUNCTION refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION schedule_content(p_schedule_id uuid); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) IS 'Refreshes the keys that read the schedules of these owners: the owning keys, and every key of the owning accounts.';
-
-
---
--- Name: refresh_schedules(uuid[]); Type: FUNCTION; Schema: cadence; Owner: -
---
-
-CREATE FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO ''
-    AS $$
-begin
-  perform cadence.refresh_schedule_owners(
-    array(select s.license_key from public.schedules as s where s.id = any (p_schedule_ids)),
-    array(select s.account_id from public.schedules as s where s.id = any (p_schedule_ids)));
-end
-$$;
-
-
---
--- Name: FUNCTION refresh_schedules(p_schedule_ids uuid[]); Type: COMMENT; Schema: cadence; Owner: -
---
-
-COMMENT ON FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) IS 'Refreshes the keys that read these schedules.';
+COMMENT ON FUNCTION cadence.schedule_content(p_schedule_id uuid) IS 'A schedule''s payload as {type, daily, weekly, blocks}, assembled from its blocks; the unscheduled payload for null; null for an unknown schedule.';
 
 
 --
@@ -1329,68 +1309,7 @@ CREATE FUNCTION cadence.schedule_payload(p_key text) RETURNS json
     SET search_path TO ''
     AS $$
 begin
-  return (
-    with schedule as (
-      select s.id, s.type
-      from public.schedules as s
-      -- The key's own schedule wins; coalesce looks for the account's only when there is none.
-      where s.id = coalesce(
-        (select own.id from public.schedules as own where own.license_key = p_key),
-        (select shared.id
-         from public.license_keys as k
-         join public.accounts as a
-           -- The first condition finds the candidate accounts through indexes; key_belongs_to decides.
-           on (a.id = k.account_id or lower(a.email) = lower(k.email)) and cadence.key_belongs_to(k, a)
-         join public.schedules as shared on shared.account_id = a.id
-         where k.key = p_key))
-    ),
-    day as (
-      -- Blocks as served, one array per weekday (null weekday: the daily schedule), in start order.
-      select b.weekday,
-             json_agg(json_build_object(
-               'id', b.id,
-               'startTime', to_char(b.start_time, 'HH24:MI'),
-               'startMinutes', m.start_minutes,
-               'endTime', to_char(b.end_time, 'HH24:MI'),
-               'endMinutes', m.end_minutes,
-               'overnight', m.end_minutes <= m.start_minutes,
-               'durationMinutes', case when m.end_minutes <= m.start_minutes
-                                       then m.end_minutes + 1440 - m.start_minutes
-                                       else m.end_minutes - m.start_minutes end,
-               'dynamicAudio', b.dynamic_audio,
-               'proclamationIds', coalesce((select json_agg(p.proclamation_id order by p.position)
-                                            from public.schedule_block_proclamations as p
-                                            where p.block_id = b.id), '[]')
-             ) order by b.start_time, b.end_time, b.id) as blocks
-      from schedule
-      join public.schedule_blocks as b on b.schedule_id = schedule.id
-      -- Minutes from midnight; 24:00 is 1440.
-      cross join lateral (
-        select (extract(hour from b.start_time) * 60 + extract(minute from b.start_time))::integer as start_minutes,
-               (extract(hour from b.end_time) * 60 + extract(minute from b.end_time))::integer as end_minutes
-      ) as m
-      group by b.weekday
-    )
-    select json_build_object(
-             'type', schedule.type,
-             'daily', case when schedule.type = 'daily' then daily.blocks else '[]' end,
-             'weekly', case when schedule.type = 'weekly' then json_build_object(
-                 'monday', coalesce((select day.blocks from day where day.weekday = 'monday'), '[]'),
-                 'tuesday', coalesce((select day.blocks from day where day.weekday = 'tuesday'), '[]'),
-                 'wednesday', coalesce((select day.blocks from day where day.weekday = 'wednesday'), '[]'),
-                 'thursday', coalesce((select day.blocks from day where day.weekday = 'thursday'), '[]'),
-                 'friday', coalesce((select day.blocks from day where day.weekday = 'friday'), '[]'),
-                 'saturday', coalesce((select day.blocks from day where day.weekday = 'saturday'), '[]'),
-                 'sunday', coalesce((select day.blocks from day where day.weekday = 'sunday'), '[]'))
-               else '{}' end,
-             'blocks', case when schedule.type = 'daily' then daily.blocks else '[]' end)
-    from public.license_keys as k
-    left join schedule on true
-    cross join lateral (
-      select coalesce((select day.blocks from day where day.weekday is null), '[]') as blocks
-    ) as daily
-    where k.key = p_key
-  );
+  return (select cadence.schedule_content(s.schedule_id) from cadence.served_schedules(array[p_key]) as s);
 end
 $$;
 
@@ -1399,7 +1318,7 @@ $$;
 -- Name: FUNCTION schedule_payload(p_key text); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.schedule_payload(p_key text) IS 'The schedule a license key reads, as {type, daily, weekly, blocks}: the key''s own schedule, else its account''s (cadence.key_belongs_to), else type null. Null for an unknown key.';
+COMMENT ON FUNCTION cadence.schedule_payload(p_key text) IS 'The schedule a license key reads, assembled now from the tables (what public.schedule_payloads must hold): its own schedule, else its account''s, else type null. Null for an unknown key.';
 
 
 --
@@ -1422,6 +1341,44 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.schedule_version(p_payload json) IS 'The schedule version of a payload, as the API computes it for the ETag: hex SHA-256 of the canonical JSON of type, daily and weekly.';
+
+
+--
+-- Name: served_schedules(text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.served_schedules(p_keys text[]) RETURNS TABLE(n bigint, schedule_id uuid, version text, payload json)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select r.n, coalesce(own.id, shared.id),
+           case when coalesce(own.id, shared.id) is null then cadence.schedule_version(cadence.unscheduled_payload()) else p.version end,
+           case when coalesce(own.id, shared.id) is null then cadence.unscheduled_payload() else p.payload end
+      from unnest(p_keys) with ordinality as r(key, n)
+      -- `= any (...)` restricts the table to the batch through its index, whichever join the
+      -- planner picks for a batch it cannot size.
+      join public.license_keys as k on k.key = r.key and k.key = any (p_keys)
+      -- The key's own schedule wins; otherwise its account's (cadence.key_belongs_to). The first
+      -- condition finds the candidate account through indexes; key_belongs_to decides.
+      left join public.schedules as own on own.license_key = k.key
+      left join public.accounts as a
+        on own.id is null
+       and (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email))
+       and cadence.key_belongs_to(k, a)
+      left join public.schedules as shared on shared.account_id = a.id
+      left join public.schedule_payloads as p on p.schedule_id = coalesce(own.id, shared.id);
+end
+$$;
+
+
+--
+-- Name: FUNCTION served_schedules(p_keys text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known key (position n, 1-based): the schedule it reads (its own, else its account''s, else none) with that schedule''s stored version and payload; the unscheduled payload for none. No row for an unknown key.';
 
 
 --
@@ -1493,6 +1450,25 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already trimmed and 1-40 characters): ok, unchanged (it already had exactly that name; nothing written), taken (another key of the same account has it, case-insensitively) or unknown_license.';
+
+
+--
+-- Name: unscheduled_payload(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.unscheduled_payload() RETURNS json
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+  select '{"type":null,"daily":[],"weekly":{},"blocks":[]}'::json
+$$;
+
+
+--
+-- Name: FUNCTION unscheduled_payload(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.unscheduled_payload() IS 'The payload of a key with no schedule to read (type null). Immutable, so a query plan holds it, and its version, as constants.';
 
 
 --
@@ -1777,24 +1753,24 @@ COMMENT ON TABLE public.kiosk_sightings IS 'Written by the API, do not edit: the
 
 CREATE VIEW public.kiosk_status WITH (security_invoker='true') AS
  SELECT k.key AS license_key,
-    a.email AS account_email,
+    ( SELECT a.email
+           FROM public.accounts a
+          WHERE (a.id = cadence.license_key_owner(k.key))) AS account_email,
     k.system_name,
     k.active,
     k.last_validated_at,
     s.last_seen_at,
     s.last_seen_ip,
     s.schedule_version_held,
-    v.version AS schedule_version_current,
-    (s.schedule_version_held = v.version) AS schedule_is_current,
+    ( SELECT cadence.license_key_schedule_version(k.key) AS license_key_schedule_version) AS schedule_version_current,
+    (s.schedule_version_held = ( SELECT cadence.license_key_schedule_version(k.key) AS license_key_schedule_version)) AS schedule_is_current,
         CASE
             WHEN (s.last_seen_at IS NULL) THEN 'never_seen'::text
             WHEN (s.last_seen_at >= (now() - '00:15:00'::interval)) THEN 'online'::text
             ELSE 'offline'::text
         END AS state
-   FROM (((public.license_keys k
-     LEFT JOIN public.accounts a ON ((a.id = cadence.license_key_owner(k.key))))
-     LEFT JOIN public.kiosk_sightings s ON ((s.license_key = k.key)))
-     CROSS JOIN LATERAL ( SELECT cadence.license_key_schedule_version(k.key) AS version) v);
+   FROM (public.license_keys k
+     LEFT JOIN public.kiosk_sightings s ON ((s.license_key = k.key)));
 
 
 --
@@ -1851,39 +1827,6 @@ COMMENT ON COLUMN public.kiosk_status.schedule_is_current IS 'Whether the kiosk 
 --
 
 COMMENT ON COLUMN public.kiosk_status.state IS 'online: seen in the last 15 minutes; offline: seen before; never_seen.';
-
-
---
--- Name: license_schedule_payloads; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.license_schedule_payloads (
-    license_key text NOT NULL,
-    payload json NOT NULL,
-    fingerprint text GENERATED ALWAYS AS (md5((payload)::text)) STORED,
-    version text GENERATED ALWAYS AS (cadence.schedule_version(payload)) STORED
-);
-
-
---
--- Name: TABLE license_schedule_payloads; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.license_schedule_payloads IS 'Derived, do not edit: cadence.schedule_payload of every license key, kept current by triggers. To rebuild: select cadence.refresh_license_schedules(array(select key from public.license_keys));';
-
-
---
--- Name: COLUMN license_schedule_payloads.fingerprint; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.license_schedule_payloads.fingerprint IS 'md5 of the payload text: a change detector for the API''s cache, not the schedule version.';
-
-
---
--- Name: COLUMN license_schedule_payloads.version; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.license_schedule_payloads.version IS 'The schedule version the API serves for this key (its ETag, unquoted).';
 
 
 --
@@ -1971,6 +1914,31 @@ COMMENT ON COLUMN public.schedule_blocks.end_time IS '00:00 to 24:00; an end equ
 --
 
 COMMENT ON COLUMN public.schedule_blocks.dynamic_audio IS 'The kiosk turns dynamic audio on while the block is active.';
+
+
+--
+-- Name: schedule_payloads; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schedule_payloads (
+    schedule_id uuid NOT NULL,
+    payload json NOT NULL,
+    version text GENERATED ALWAYS AS (cadence.schedule_version(payload)) STORED
+);
+
+
+--
+-- Name: TABLE schedule_payloads; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.schedule_payloads IS 'Derived, do not edit: each schedule''s payload as kiosks read it (cadence.schedule_content) and its version, kept current by triggers. To rebuild: select cadence.refresh_schedule_payloads(array(select id from public.schedules));';
+
+
+--
+-- Name: COLUMN schedule_payloads.version; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.schedule_payloads.version IS 'The schedule version the API serves to every key that reads this schedule (its ETag, unquoted).';
 
 
 --
@@ -2116,14 +2084,6 @@ ALTER TABLE ONLY public.license_keys
 
 
 --
--- Name: license_schedule_payloads license_schedule_payloads_pkey; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.license_schedule_payloads
-    ADD CONSTRAINT license_schedule_payloads_pkey PRIMARY KEY (license_key);
-
-
---
 -- Name: schedules one_schedule_per_account; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2153,6 +2113,14 @@ ALTER TABLE ONLY public.proclamations
 
 ALTER TABLE ONLY public.schedule_blocks
     ADD CONSTRAINT schedule_blocks_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: schedule_payloads schedule_payloads_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedule_payloads
+    ADD CONSTRAINT schedule_payloads_pkey PRIMARY KEY (schedule_id);
 
 
 --
@@ -2270,55 +2238,6 @@ CREATE TRIGGER block_weekday_matches_schedule_type BEFORE INSERT OR UPDATE OF sc
 
 
 --
--- Name: accounts payloads_lock; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_lock BEFORE DELETE OR UPDATE OF email ON public.accounts FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
-
-
---
--- Name: license_keys payloads_lock; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_lock BEFORE INSERT OR UPDATE OF key, account_id, email ON public.license_keys FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
-
-
---
--- Name: schedule_block_proclamations payloads_lock; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_lock BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.schedule_block_proclamations FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
-
-
---
--- Name: schedule_blocks payloads_lock; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_lock BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.schedule_blocks FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
-
-
---
--- Name: schedules payloads_lock; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_lock BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.schedules FOR EACH STATEMENT EXECUTE FUNCTION cadence.lock_schedule_payloads();
-
-
---
--- Name: accounts payloads_refresh; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_refresh AFTER DELETE OR UPDATE OF email ON public.accounts FOR EACH ROW EXECUTE FUNCTION cadence.refresh_after_account_change();
-
-
---
--- Name: license_keys payloads_refresh; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_refresh AFTER INSERT OR UPDATE OF key, account_id, email ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.refresh_after_license_key_change();
-
-
---
 -- Name: schedule_block_proclamations payloads_refresh_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2330,13 +2249,6 @@ CREATE TRIGGER payloads_refresh_delete AFTER DELETE ON public.schedule_block_pro
 --
 
 CREATE TRIGGER payloads_refresh_delete AFTER DELETE ON public.schedule_blocks REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_blocks_change();
-
-
---
--- Name: schedules payloads_refresh_delete; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_refresh_delete AFTER DELETE ON public.schedules REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_schedules_change();
 
 
 --
@@ -2364,21 +2276,14 @@ CREATE TRIGGER payloads_refresh_insert AFTER INSERT ON public.schedules REFERENC
 -- Name: schedule_block_proclamations payloads_refresh_truncate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedule_block_proclamations FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_license_schedules();
+CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedule_block_proclamations FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_schedule_payloads();
 
 
 --
 -- Name: schedule_blocks payloads_refresh_truncate; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedule_blocks FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_license_schedules();
-
-
---
--- Name: schedules payloads_refresh_truncate; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedules FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_license_schedules();
+CREATE TRIGGER payloads_refresh_truncate AFTER TRUNCATE ON public.schedule_blocks FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_all_schedule_payloads();
 
 
 --
@@ -2399,7 +2304,7 @@ CREATE TRIGGER payloads_refresh_update AFTER UPDATE ON public.schedule_blocks RE
 -- Name: schedules payloads_refresh_update; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER payloads_refresh_update AFTER UPDATE ON public.schedules REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_schedules_change();
+CREATE TRIGGER payloads_refresh_update AFTER UPDATE ON public.schedules REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION cadence.refresh_after_schedules_change();
 
 
 --
@@ -2465,14 +2370,6 @@ ALTER TABLE ONLY public.license_keys
 
 
 --
--- Name: license_schedule_payloads license_schedule_payload_key_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.license_schedule_payloads
-    ADD CONSTRAINT license_schedule_payload_key_exists FOREIGN KEY (license_key) REFERENCES public.license_keys(key) ON UPDATE CASCADE ON DELETE CASCADE;
-
-
---
 -- Name: proclamations proclamation_category_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2513,6 +2410,14 @@ ALTER TABLE ONLY public.schedules
 
 
 --
+-- Name: schedule_payloads schedule_payload_schedule_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schedule_payloads
+    ADD CONSTRAINT schedule_payload_schedule_exists FOREIGN KEY (schedule_id) REFERENCES public.schedules(id) ON UPDATE CASCADE ON DELETE CASCADE;
+
+
+--
 -- Name: schedule_blocks Account holders can add blocks to their own schedules; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -2537,7 +2442,7 @@ CREATE POLICY "Account holders can change the blocks of their own schedules" ON 
 -- Name: schedules Account holders can change their own schedules; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY "Account holders can change their own schedules" ON public.schedules FOR UPDATE TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])))) WITH CHECK (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+CREATE POLICY "Account holders can change their own schedules" ON public.schedules FOR UPDATE TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR cadence.holder_owns_key(license_key))) WITH CHECK (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR cadence.holder_owns_key(license_key)));
 
 
 --
@@ -2551,7 +2456,7 @@ CREATE POLICY "Account holders can change what their blocks play, if entitled" O
 -- Name: schedules Account holders can create schedules for their account and keys; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY "Account holders can create schedules for their account and keys" ON public.schedules FOR INSERT TO authenticated WITH CHECK (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+CREATE POLICY "Account holders can create schedules for their account and keys" ON public.schedules FOR INSERT TO authenticated WITH CHECK (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR cadence.holder_owns_key(license_key)));
 
 
 --
@@ -2565,7 +2470,7 @@ CREATE POLICY "Account holders can delete the blocks of their own schedules" ON 
 -- Name: schedules Account holders can delete their own schedules; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY "Account holders can delete their own schedules" ON public.schedules FOR DELETE TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+CREATE POLICY "Account holders can delete their own schedules" ON public.schedules FOR DELETE TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR cadence.holder_owns_key(license_key)));
 
 
 --
@@ -2635,7 +2540,7 @@ CREATE POLICY "Account holders can read their own license keys" ON public.licens
 -- Name: schedules Account holders can read their own schedules; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY "Account holders can read their own schedules" ON public.schedules FOR SELECT TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR (license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))));
+CREATE POLICY "Account holders can read their own schedules" ON public.schedules FOR SELECT TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR cadence.holder_owns_key(license_key)));
 
 
 --
@@ -2707,12 +2612,6 @@ ALTER TABLE public.kiosk_sightings ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.license_keys ENABLE ROW LEVEL SECURITY;
 
 --
--- Name: license_schedule_payloads; Type: ROW SECURITY; Schema: public; Owner: -
---
-
-ALTER TABLE public.license_schedule_payloads ENABLE ROW LEVEL SECURITY;
-
---
 -- Name: proclamations; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -2729,6 +2628,12 @@ ALTER TABLE public.schedule_block_proclamations ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE public.schedule_blocks ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: schedule_payloads; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.schedule_payloads ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: schedules; Type: ROW SECURITY; Schema: public; Owner: -
@@ -2899,6 +2804,14 @@ GRANT ALL ON FUNCTION cadence.holder_license_keys() TO authenticated;
 
 
 --
+-- Name: FUNCTION holder_owns_key(p_key text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.holder_owns_key(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.holder_owns_key(p_key text) TO authenticated;
+
+
+--
 -- Name: FUNCTION holder_proclamation_ids(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3044,13 +2957,6 @@ GRANT ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id u
 
 
 --
--- Name: FUNCTION lock_schedule_payloads(); Type: ACL; Schema: cadence; Owner: -
---
-
-REVOKE ALL ON FUNCTION cadence.lock_schedule_payloads() FROM PUBLIC;
-
-
---
 -- Name: FUNCTION mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3115,13 +3021,6 @@ GRANT ALL ON FUNCTION cadence.record_webhook_nonce(p_nonce text, p_now timestamp
 
 
 --
--- Name: FUNCTION refresh_after_account_change(); Type: ACL; Schema: cadence; Owner: -
---
-
-REVOKE ALL ON FUNCTION cadence.refresh_after_account_change() FROM PUBLIC;
-
-
---
 -- Name: FUNCTION refresh_after_block_proclamations_change(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3136,13 +3035,6 @@ REVOKE ALL ON FUNCTION cadence.refresh_after_blocks_change() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION refresh_after_license_key_change(); Type: ACL; Schema: cadence; Owner: -
---
-
-REVOKE ALL ON FUNCTION cadence.refresh_after_license_key_change() FROM PUBLIC;
-
-
---
 -- Name: FUNCTION refresh_after_schedules_change(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3150,34 +3042,26 @@ REVOKE ALL ON FUNCTION cadence.refresh_after_schedules_change() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION refresh_all_license_schedules(); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION refresh_all_schedule_payloads(); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.refresh_all_license_schedules() FROM PUBLIC;
-
-
---
--- Name: FUNCTION refresh_license_schedules(p_keys text[]); Type: ACL; Schema: cadence; Owner: -
---
-
-REVOKE ALL ON FUNCTION cadence.refresh_license_schedules(p_keys text[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.refresh_license_schedules(p_keys text[]) TO service_role;
+REVOKE ALL ON FUNCTION cadence.refresh_all_schedule_payloads() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION refresh_schedule_payloads(p_schedule_ids uuid[]); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.refresh_schedule_owners(p_license_keys text[], p_account_ids uuid[]) TO service_role;
+REVOKE ALL ON FUNCTION cadence.refresh_schedule_payloads(p_schedule_ids uuid[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.refresh_schedule_payloads(p_schedule_ids uuid[]) TO service_role;
 
 
 --
--- Name: FUNCTION refresh_schedules(p_schedule_ids uuid[]); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION schedule_content(p_schedule_id uuid); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.refresh_schedules(p_schedule_ids uuid[]) TO service_role;
+REVOKE ALL ON FUNCTION cadence.schedule_content(p_schedule_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.schedule_content(p_schedule_id uuid) TO service_role;
 
 
 --
@@ -3197,11 +3081,27 @@ GRANT ALL ON FUNCTION cadence.schedule_version(p_payload json) TO service_role;
 
 
 --
+-- Name: FUNCTION served_schedules(p_keys text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.served_schedules(p_keys text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.served_schedules(p_keys text[]) TO service_role;
+
+
+--
 -- Name: FUNCTION set_system_name(p_key text, p_name text); Type: ACL; Schema: cadence; Owner: -
 --
 
 REVOKE ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) TO service_role;
+
+
+--
+-- Name: FUNCTION unscheduled_payload(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.unscheduled_payload() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.unscheduled_payload() TO service_role;
 
 
 --
@@ -3324,13 +3224,6 @@ GRANT SELECT ON TABLE public.kiosk_status TO authenticated;
 
 
 --
--- Name: TABLE license_schedule_payloads; Type: ACL; Schema: public; Owner: -
---
-
-GRANT ALL ON TABLE public.license_schedule_payloads TO service_role;
-
-
---
 -- Name: TABLE proclamations; Type: ACL; Schema: public; Owner: -
 --
 
@@ -3415,6 +3308,13 @@ GRANT SELECT(end_time),INSERT(end_time),UPDATE(end_time) ON TABLE public.schedul
 --
 
 GRANT SELECT(dynamic_audio),INSERT(dynamic_audio),UPDATE(dynamic_audio) ON TABLE public.schedule_blocks TO authenticated;
+
+
+--
+-- Name: TABLE schedule_payloads; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.schedule_payloads TO service_role;
 
 
 --

@@ -55,7 +55,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: { block_id: "select insert", position: "select insert update", proclamation_id: "select insert update" },
     delete: true,
   },
-  "public.license_schedule_payloads": { columns: { license_key: "", payload: "", fingerprint: "", version: "" } },
+  "public.schedule_payloads": { columns: { schedule_id: "", payload: "", version: "" } },
   "public.kiosk_sightings": {
     columns: { license_key: "select", last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select" },
   },
@@ -107,6 +107,7 @@ const holderFunctions = [
   "cadence.holder_account_id()",
   "cadence.holder_block_ids()",
   "cadence.holder_license_keys()",
+  "cadence.holder_owns_key(text)",
   "cadence.holder_proclamation_ids()",
   "cadence.holder_schedule_ids()",
   "cadence.license_key_owner(text)",

@@ -420,7 +420,7 @@ describe("block proclamations", () => {
 
 describe("internals", () => {
   it("an account holder never sees nonces, the outbox or the stored payloads", async () => {
-    for (const table of ["webhook_nonces", "email_outbox", "license_schedule_payloads"]) {
+    for (const table of ["webhook_nonces", "email_outbox", "schedule_payloads"]) {
       await expect(read("demo", `select 1 from public.${table}`)).rejects.toMatchObject(permissionDenied);
       await expect(read("demo", `delete from public.${table}`)).rejects.toMatchObject(permissionDenied);
     }

@@ -127,8 +127,8 @@ describe("hostile values in every store function: bind parameters, read back as 
 
   it("the schedule and entitlement reads answer them as an unknown key is answered, and write nothing", async () => {
     const changed = await changedBy(async () => {
-      const reads = [...HOSTILE, HOSTILE_EMAIL].map((value) => ({ key: value, email: value, fingerprint: value }));
-      const unknown = { key: UNKNOWN_KEY, email: OWNER, fingerprint: null };
+      const reads = [...HOSTILE, HOSTILE_EMAIL].map((value) => ({ key: value, email: value, version: value }));
+      const unknown = { key: UNKNOWN_KEY, email: OWNER, version: null };
       const [unknownSchedule] = await readSchedulesIfChanged(db, [unknown]);
       expect(await readSchedulesIfChanged(db, reads)).toEqual(reads.map(() => unknownSchedule));
       const [unknownLegacy] = await readLegacySchedulesIfChanged(db, [unknown]);
@@ -176,7 +176,7 @@ describe("hostile values in every store function: bind parameters, read back as 
         expect(stored).toEqual({ email: HOSTILE_EMAIL, display_name: at === 0 ? value : HOSTILE[0], owner: HOSTILE_EMAIL, subject: value, text_body: value, html_body: value });
       }
     });
-    expect(changed.sort()).toEqual(["public.accounts", "public.email_outbox", "public.license_keys", "public.license_schedule_payloads"]);
+    expect(changed.sort()).toEqual(["public.accounts", "public.email_outbox", "public.license_keys"]);
   });
 
   it("enqueueHookEmails and the outbox's failure record store them exactly, and nothing else", async () => {
@@ -217,8 +217,8 @@ describe("hostile values in every store function: bind parameters, read back as 
         () => validateLicense(db, { key, email, systemName: NUL }),
         () => validateLicenses(db, [{ key: NUL, email }]),
         () => setSystemName(db, key, NUL),
-        () => readSchedulesIfChanged(db, [{ key: NUL, fingerprint: null }]),
-        () => readLegacySchedulesIfChanged(db, [{ key, email: NUL, fingerprint: null }]),
+        () => readSchedulesIfChanged(db, [{ key: NUL, version: null }]),
+        () => readLegacySchedulesIfChanged(db, [{ key, email: NUL, version: null }]),
         () => readEntitlements(db, [{ key, email: NUL }]),
         () => recordSightings(db, [[NUL, { at: Date.now(), ip: null, version: null }]]),
         () => recordNonce(db, NUL, Date.now()),

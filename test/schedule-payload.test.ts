@@ -6,7 +6,7 @@ import { readLegacyIfChanged, readSchedulePayload } from "./support/schedule-rea
 import { freshDatabase, pgliteDatabase, type TestDatabase } from "./support/database.ts";
 import { ABUNDANCE, CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "./support/demo-schedules.ts";
 
-/** The legacy read as a first poll makes it (no fingerprint held): the outcome and the whole payload. */
+/** The legacy read as a first poll makes it (no version held): the outcome and the whole payload. */
 async function readLegacySchedule(db: Database, key: string, email: string) {
   const { outcome, body } = await readLegacyIfChanged(db, key, email, null);
   return { outcome, body };
@@ -339,7 +339,7 @@ describe("schedule edits racing each other", () => {
   });
 });
 
-describe("stored payloads (license_schedule_payloads) stay equal to cadence.schedule_payload", () => {
+describe("stored payloads (schedule_payloads) stay equal to cadence.schedule_payload", () => {
   let stored: TestDatabase;
   beforeAll(async () => {
     stored = await freshDatabase();
@@ -349,12 +349,12 @@ describe("stored payloads (license_schedule_payloads) stay equal to cadence.sche
   const rollback = new Error("rollback");
   const D = (n: number) => `d0000000-0000-4000-8000-00000000000${n}`;
 
-  /** Every key's stored payload, and the keys whose stored payload is missing or differs from a fresh assembly. */
+  /** The payload every key is served, and the keys whose served payload is missing or differs from a fresh assembly. */
   async function state(sql: postgres.TransactionSql) {
     const rows = await sql.unsafe<{ key: string; stored: string | null; assembled: string }[]>(
-      `select k.key, p.payload::text as stored, cadence.schedule_payload(k.key)::text as assembled
-       from public.license_keys as k left join public.license_schedule_payloads as p on p.license_key = k.key
-       order by k.key`,
+      `select k.key, (select s.payload::text from cadence.served_schedules(array[k.key]) as s) as stored,
+              cadence.schedule_payload(k.key)::text as assembled
+       from public.license_keys as k order by k.key`,
     );
     return {
       payloads: Object.fromEntries(rows.map((row) => [row.key, row.stored])),
@@ -454,28 +454,45 @@ describe("stored payloads (license_schedule_payloads) stay equal to cadence.sche
     }
   });
 
-  it("refreshes a key issued while an edit of its account's schedule waited for it", async () => {
+  it("serves a key issued during an edit of its account's schedule the edit, neither waiting for the other", async () => {
     const { first, second, close } = await sessions(stored);
     try {
       await first.unsafe("begin");
       await first.unsafe(`insert into public.license_keys (key, account_id, email) values ('RACE-0000-0000-0001', '${DEMO_ACCOUNT}', 'demo@example.com')`);
-      const [{ pid }] = await second.unsafe<{ pid: number }[]>("select pg_backend_pid() as pid");
-      const outcome = outcomeOf(
-        second.unsafe(`insert into public.schedule_blocks (schedule_id, start_time, end_time) values ('${DAILY_SCHEDULE}', '05:00', '05:30')`),
-      );
-      await waitingForLock(stored.db, pid, outcome);
+      await second.unsafe(`insert into public.schedule_blocks (schedule_id, start_time, end_time) values ('${DAILY_SCHEDULE}', '05:00', '05:30')`);
       await first.unsafe("commit");
-      expect(await outcome).toBe("done");
       expect((await payload(stored.db, "RACE-0000-0000-0001")).daily[0].startTime).toBe("05:00");
     } finally {
       await close();
     }
   });
 
-  it("rebuilds a stored payload deleted by hand when staff call cadence.refresh_license_schedules", async () => {
-    await stored.db.query("delete from public.license_schedule_payloads where license_key = 'DEMO-0000-0000-0002'");
+  it("reads the schedule as committed while an edit of it is open: a poll never waits for an edit", async () => {
+    const { first, close } = await sessions(stored);
+    try {
+      const before = await readSchedulePayload(stored.db, "DEMO-0000-0000-0001");
+      await first.unsafe("begin");
+      await first.unsafe(`update public.schedule_blocks set end_time = '08:45' where id = '${D(1)}'`);
+      expect(await readSchedulePayload(stored.db, "DEMO-0000-0000-0001")).toBe(before);
+      await first.unsafe("commit");
+      const { daily } = await payload(stored.db, "DEMO-0000-0000-0001");
+      expect(daily.find((block: { id: string }) => block.id === D(1)).endTime).toBe("08:45");
+    } finally {
+      await close();
+    }
+  });
+
+  it("stores one payload per schedule, however many keys read it", async () => {
+    const [{ schedules, payloads }] = await stored.db.query<{ schedules: number; payloads: number }>(
+      "select (select count(*)::int from public.schedules) as schedules, (select count(*)::int from public.schedule_payloads) as payloads",
+    );
+    expect(payloads).toBe(schedules);
+  });
+
+  it("rebuilds a stored payload deleted by hand when staff call cadence.refresh_schedule_payloads", async () => {
+    await stored.db.query(`delete from public.schedule_payloads where schedule_id = '${WEEKLY_SCHEDULE}'`);
     expect(await readSchedulePayload(stored.db, "DEMO-0000-0000-0002")).toBeNull();
-    await stored.db.query("select cadence.refresh_license_schedules(array(select key from public.license_keys))");
+    await stored.db.query("select cadence.refresh_schedule_payloads(array(select id from public.schedules))");
     expect(await payload(stored.db, "DEMO-0000-0000-0002")).toEqual(DEMO_WEEKLY);
   });
 });

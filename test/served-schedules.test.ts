@@ -12,7 +12,7 @@ afterAll(() => database.drop());
 
 /** One poll as the license schedule route makes it: whether Postgres sent the payload, and what is served. */
 async function poll(served: ReturnType<typeof servedSchedules>, key: string) {
-  const { row, payload } = await served.read(key, (fingerprint) => readScheduleIfChanged(database.db, key, fingerprint));
+  const { row, payload } = await served.read(key, (version) => readScheduleIfChanged(database.db, key, version));
   return payload && { carried: row?.body !== null, payload };
 }
 
@@ -49,13 +49,13 @@ describe("GET /api/v2/licenses/{licenseKey}/schedule: the last served payload pe
     expect(await poll(servedSchedules(), "ZZZZ-0000-0000-0000")).toBeNull();
   });
 
-  it("asks again without a fingerprint when the payload for the answer's fingerprint is no longer held", async () => {
+  it("asks again without a version when the payload for the answer's version is no longer held", async () => {
     const text = (await readScheduleIfChanged(database.db, "DEMO-0000-0000-0004", null))!.body!;
     const asked: Array<string | null> = [];
-    // The first answer says "unchanged" for a fingerprint whose payload this process does not hold.
-    const answers = [{ fingerprint: "dropped", body: null }, { fingerprint: "dropped", body: text }];
-    const { payload } = await servedSchedules().read("DEMO-0000-0000-0004", (fingerprint) => {
-      asked.push(fingerprint);
+    // The first answer says "unchanged" for a version whose payload this process does not hold.
+    const answers = [{ version: "dropped", body: null }, { version: "dropped", body: text }];
+    const { payload } = await servedSchedules().read("DEMO-0000-0000-0004", (version) => {
+      asked.push(version);
       return Promise.resolve(answers[asked.length - 1]);
     });
     expect(asked).toEqual([null, null]);
@@ -63,16 +63,16 @@ describe("GET /api/v2/licenses/{licenseKey}/schedule: the last served payload pe
   });
 });
 
-describe("GET /api/v2/schedule: the legacy read with a fingerprint", () => {
-  it("pairs first, then sends the payload only when the fingerprint held is not the current one", async () => {
+describe("GET /api/v2/schedule: the legacy read with the version held", () => {
+  it("pairs first, then sends the payload only when the version held is not the current one", async () => {
     const first = await readLegacyIfChanged(database.db, "DEMO-0000-0000-0002", "demo@example.com", null);
     expect(first.outcome).toBe("paired");
     expect(first.body).not.toBeNull();
-    const again = await readLegacyIfChanged(database.db, "DEMO-0000-0000-0002", "demo@example.com", first.fingerprint);
-    expect(again).toEqual({ outcome: "paired", fingerprint: first.fingerprint, body: null });
-    expect(await readLegacyIfChanged(database.db, "DEMO-0000-0000-0004", "demo@example.com", first.fingerprint)).toEqual({
+    const again = await readLegacyIfChanged(database.db, "DEMO-0000-0000-0002", "demo@example.com", first.version);
+    expect(again).toEqual({ outcome: "paired", version: first.version, body: null });
+    expect(await readLegacyIfChanged(database.db, "DEMO-0000-0000-0004", "demo@example.com", first.version)).toEqual({
       outcome: "not_owner",
-      fingerprint: null,
+      version: null,
       body: null,
     });
   });

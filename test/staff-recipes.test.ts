@@ -15,6 +15,7 @@ const RECIPE = {
   accountDaily: "give-account-daily-schedule.sql",
   keyWeekly: "give-key-weekly-schedule.sql",
   moveKey: "move-key-to-account.sql",
+  importKeys: "import-license-keys.sql",
   deactivateKey: "deactivate-key.sql",
   notSeenForADay: "kiosks-not-seen-for-a-day.sql",
 } as const;
@@ -158,6 +159,28 @@ describe("staff recipes (sql/recipes), each run as is against the migrated, seed
     expect(await kiosk.validate(DEMO.key, DEMO.email)).toEqual({ status: 400, body: { message: "key does not belong to specified user" } });
     expect((await kiosk.schedule(DEMO.key)).type).toBeNull();
     expect((await kiosk.proclamations(DEMO.key, OTHER.email)).map((proclamation) => proclamation.name)).toEqual(["Grounding"]);
+  });
+
+  it("import license keys into an account: each validates with the account's e-mail and reads its schedule; a repeat skips them", async () => {
+    expect(await runRecipe(RECIPE.importKeys)).toEqual([{ imported: "2", skipped: "0" }]);
+    for (const key of ["IMPT-0000-0000-0001", "IMPT-0000-0000-0002"]) {
+      expect(await kiosk.validate(key, DEMO.email)).toMatchObject({ status: 200, body: { key, email_address: DEMO.email } });
+      expect(await kiosk.schedule(key)).toEqual(await kiosk.schedule(DEMO.key));
+    }
+    expect(await runRecipe(RECIPE.importKeys)).toEqual([{ imported: "0", skipped: "2" }]);
+  });
+
+  it("import license keys, one malformed: refused by license_key_format, none imported", async () => {
+    const run = runRecipe(RECIPE.importKeys, (text) => text.replace("IMPT-0000-0000-0002", "IMPT-0000-0000-002"));
+    await expect(run).rejects.toMatchObject({ constraint_name: "license_key_format" });
+    expect(await database.db.query("select key from public.license_keys where key like 'IMPT-%'")).toEqual([]);
+  });
+
+  it("import 10,000 license keys in one statement: all of them, each reading the account's schedule", async () => {
+    const keys = Array.from({ length: 10_000 }, (_, n) => `BULK-0000-${String(n).padStart(8, "0").replace(/^(\d{4})/, "$1-")}`);
+    const imported = await runRecipe(RECIPE.importKeys, (text) => text.replace(/IMPT-0000-0000-0001\nIMPT-0000-0000-0002/, keys.join("\n")));
+    expect(imported).toEqual([{ imported: "10000", skipped: "0" }]);
+    expect(await kiosk.schedule(keys[9_999])).toEqual(await kiosk.schedule(DEMO.key));
   });
 
   it("deactivate a key: license validation refuses it", async () => {

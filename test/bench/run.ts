@@ -4,7 +4,8 @@
 // tables (also written as JSON under test/bench/results/).
 // Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`, and
 // `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
-// trips each kiosk route waits through a delay proxy (distance.ts).
+// trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
+// a kiosk_status page as an account's fleet grows (schedule-edits.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -13,6 +14,7 @@ import { measureColdStart } from "./cold-start.ts";
 import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
 import { measureDistance } from "./distance.ts";
+import { measureScheduleEdits } from "./schedule-edits.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -33,6 +35,11 @@ const WARM_UP_SECONDS = 2;
 const MAX_RETRIES = 3;
 /** The app's pool on DATABASE_URL (functions/app/runtime.ts); baseline (2) uses the same. */
 const POOL_SIZE = 10;
+
+if (Deno.args.includes("--edits")) {
+  await measureScheduleEdits(Deno.args);
+  Deno.exit(0);
+}
 
 if (Deno.args.includes("--distance")) {
   await measureDistance(Deno.args);

@@ -99,7 +99,8 @@ export async function insertFleet(sql: postgres.Sql, fleet: Kiosk[]): Promise<vo
        where s.license_key like '${FLEET_KEY_PREFIX}%' or a.email like '%@fleet.example'`,
       [PLAYED],
     );
-    await tx.unsafe(`select cadence.refresh_license_schedules(array(select key from public.license_keys where key like '${FLEET_KEY_PREFIX}%'))`);
+    // Triggers are off (replica) for the bulk insert: store each schedule's payload once, at the end.
+    await tx.unsafe("select cadence.refresh_schedule_payloads(array(select s.id from public.schedules as s))");
   });
   // As autovacuum would soon: without statistics the planner takes the tables for the demo's few rows.
   await sql.unsafe("analyze");

@@ -18,10 +18,10 @@ export async function fleetSchedules(sql: postgres.Sql): Promise<string[]> {
 
 /** The versions served now to the keys that can read schedule `$1`: its key, or its account's keys. */
 const VERSIONS = `
-  select p.license_key as key, p.version
+  select k.key, v.version
   from public.schedules as s
   join public.license_keys as k on k.key = s.license_key or k.account_id = s.account_id
-  join public.license_schedule_payloads as p on p.license_key = k.key
+  cross join lateral (select cadence.license_key_schedule_version(k.key) as version) as v
   where s.id = $1`;
 
 /**

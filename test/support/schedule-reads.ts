@@ -3,9 +3,9 @@ import { readLegacySchedulesIfChanged, readSchedulesIfChanged } from "../../func
 
 // One-key reads through the batch statements the routes use, for tests that read a single key.
 
-/** The key's payload fingerprint, with the payload text only when it differs from `fingerprint`; null when the key is unknown. */
-export async function readScheduleIfChanged(db: Database, key: string, fingerprint: string | null) {
-  return (await readSchedulesIfChanged(db, [{ key, fingerprint }]))[0];
+/** The version of the key's schedule, with the payload text only when it differs from `version`; null when the key is unknown. */
+export async function readScheduleIfChanged(db: Database, key: string, version: string | null) {
+  return (await readSchedulesIfChanged(db, [{ key, version }]))[0];
 }
 
 /** The stored schedule payload of a license key as JSON text ({type, daily, weekly, blocks}), or null when the key is unknown. */
@@ -13,7 +13,7 @@ export async function readSchedulePayload(db: Database, key: string): Promise<st
   return (await readScheduleIfChanged(db, key, null))?.body ?? null;
 }
 
-/** The legacy read of one key and e-mail: the pairing outcome and, when paired, the fingerprint and changed payload. */
-export async function readLegacyIfChanged(db: Database, key: string, email: string, fingerprint: string | null) {
-  return (await readLegacySchedulesIfChanged(db, [{ key, email, fingerprint }]))[0]!;
+/** The legacy read of one key and e-mail: the pairing outcome and, when paired, the version and changed payload. */
+export async function readLegacyIfChanged(db: Database, key: string, email: string, version: string | null) {
+  return (await readLegacySchedulesIfChanged(db, [{ key, email, version }]))[0]!;
 }

@@ -8,7 +8,7 @@ import type { VersionedPayload } from "./versioned-payload.ts";
 
 /**
  * The schedule reads a kiosk's poll makes (sections 4.4 and 4.5), for one process: each asks the
- * database with the fingerprint of the payload last served for the key, so an unchanged schedule
+ * database with the version of the payload last served for the key, so an unchanged schedule
  * moves no payload (`servedSchedules`); reads asked for while one runs go together in the next
  * statement (`batchWhileBusy`); and while the database is unavailable, the answer last served for
  * the key (or key and e-mail) is given with its age, each cache at most 10,000 entries and 16 MiB
@@ -33,7 +33,7 @@ export function scheduleReads(deps: Pick<Deps, "db" | "now">) {
     async ofKey(key: string): Promise<Known<VersionedPayload | null>> {
       const { value, age } = await lastServed.read(
         key,
-        () => served.read(key, (fingerprint) => readSchedule({ key, fingerprint })),
+        () => served.read(key, (version) => readSchedule({ key, version })),
         (answer) => answer.payload !== null,
       );
       return { value: value.payload, age };
@@ -43,7 +43,7 @@ export function scheduleReads(deps: Pick<Deps, "db" | "now">) {
       return await lastLegacy.read(
         `${key}\n${email}`,
         async () => {
-          const { row, payload } = await served.read(key, (fingerprint) => readLegacy({ key, email, fingerprint }));
+          const { row, payload } = await served.read(key, (version) => readLegacy({ key, email, version }));
           return { outcome: row?.outcome, payload };
         },
         (answer) => answer.outcome === "paired" && answer.payload !== null,

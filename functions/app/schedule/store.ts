@@ -2,23 +2,23 @@ import { rowsByRead } from "../batch-while-busy.ts";
 import type { Database, QueryOptions } from "../db/database.ts";
 import type { PairingOutcome } from "../pairing.ts";
 
-/** A key's stored payload fingerprint, with the payload text only when it differs from the one held. */
+/** The version of the schedule a key reads, with the payload text only when it differs from the version held. */
 export interface ScheduleRow {
-  fingerprint: string;
+  version: string;
   body: string | null;
 }
 
 /** The legacy read's answer: the pairing outcome and, when paired, the `ScheduleRow` fields. */
 export interface LegacyScheduleRow {
   outcome: PairingOutcome;
-  fingerprint: string | null;
+  version: string | null;
   body: string | null;
 }
 
-/** One poll: the key, and the fingerprint of the payload the caller already holds for it, if any. */
+/** One poll: the key, and the version of the payload the caller already holds for it, if any. */
 export interface ScheduleRead {
   key: string;
-  fingerprint: string | null;
+  version: string | null;
 }
 
 /** One legacy poll: a `ScheduleRead` with the e-mail the key is paired against. */
@@ -32,8 +32,9 @@ export interface LegacyScheduleRead extends ScheduleRead {
  */
 export async function readSchedulesIfChanged(db: Database, reads: readonly ScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<ScheduleRow & { n: string }>(
-    "select s.n, s.fingerprint, s.payload::text as body from cadence.license_schedules_if_changed($1::text[], $2::text[]) as s",
-    [reads.map((read) => read.key), reads.map((read) => read.fingerprint)],
+    // The functions call the version a caller holds its `fingerprint` (their signature predates it).
+    "select s.n, s.fingerprint as version, s.payload::text as body from cadence.license_schedules_if_changed($1::text[], $2::text[]) as s",
+    [reads.map((read) => read.key), reads.map((read) => read.version)],
     options,
   );
   return rowsByRead<ScheduleRow>(reads.length, rows);
@@ -42,8 +43,8 @@ export async function readSchedulesIfChanged(db: Database, reads: readonly Sched
 /** Many legacy polls in one statement, answered by one call of cadence.legacy_schedules_if_changed. */
 export async function readLegacySchedulesIfChanged(db: Database, reads: readonly LegacyScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<LegacyScheduleRow & { n: string }>(
-    "select s.n, s.outcome, s.fingerprint, s.payload::text as body from cadence.legacy_schedules_if_changed($1::text[], $2::text[], $3::text[]) as s",
-    [reads.map((read) => read.key), reads.map((read) => read.email), reads.map((read) => read.fingerprint)],
+    "select s.n, s.outcome, s.fingerprint as version, s.payload::text as body from cadence.legacy_schedules_if_changed($1::text[], $2::text[], $3::text[]) as s",
+    [reads.map((read) => read.key), reads.map((read) => read.email), reads.map((read) => read.version)],
     options,
   );
   return rowsByRead<LegacyScheduleRow>(reads.length, rows);

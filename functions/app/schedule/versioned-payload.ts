@@ -1,4 +1,3 @@
-import { scheduleVersion } from "./schedule-version.ts";
 import type { ScheduleContent } from "./schemas.ts";
 
 /** A payload as served: its version, and the 200 body with the version in front. */
@@ -8,14 +7,15 @@ export interface VersionedPayload {
 }
 
 /**
- * Turns the database's payload text into a `VersionedPayload`. It costs about as much as the query
- * that fetched the text, so `servedSchedules` keeps the results by fingerprint.
+ * The 200 body of a stored payload: `{"version":…,"type":…,…}`, compact. The version is the
+ * database's (public.schedule_payloads.version): the API never hashes a payload. Parsing and
+ * writing the text again costs about as much as the query that fetched it, so `servedSchedules`
+ * keeps the result by version.
  *
  * @example
- * const { version, body } = await versionPayload(payloadText);
+ * const { version, body } = versionPayload(row.version, row.body);
  */
-export async function versionPayload(text: string): Promise<VersionedPayload> {
+export function versionPayload(version: string, text: string): VersionedPayload {
   const content = JSON.parse(text) as ScheduleContent;
-  const version = await scheduleVersion(content);
   return { version, body: JSON.stringify({ version, ...content }) };
 }
