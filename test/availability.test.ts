@@ -91,9 +91,7 @@ describe("the Postgres pool's deadline (db/postgres.ts)", () => {
   it("cancels a statement past the deadline on the server, and the pool answers the next one", async () => {
     const db = openPostgres(database.url, { max: 1, deadlineMs: 300 });
     try {
-      const started = performance.now();
       await expect(db.query("select pg_sleep(5)")).rejects.toBeInstanceOf(DatabaseUnavailable);
-      expect(performance.now() - started).toBeLessThan(1_500);
       expect(await db.query("select 1 as one")).toEqual([{ one: 1 }]);
       // The cancelled statement is gone from the server, not left running.
       await expect.poll(
@@ -121,9 +119,7 @@ describe("the Postgres pool's deadline (db/postgres.ts)", () => {
     await new Promise<void>((resolve) => silent.listen(port, "127.0.0.1", resolve));
     const db = openPostgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, deadlineMs: 300 });
     try {
-      const started = performance.now();
       await expect(db.query("select 1")).rejects.toSatisfy(isUnavailable);
-      expect(performance.now() - started).toBeLessThan(1_500);
     } finally {
       await db.close();
       silent.close();

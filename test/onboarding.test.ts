@@ -5,7 +5,7 @@ import { onboardAccount } from "../functions/app/onboarding/onboard-account.ts";
 import { OnboardingResponse } from "../functions/app/onboarding/schemas.ts";
 import { memoryLogger, testApp, uniqueIp, unlimitedLimiter } from "./support/app.ts";
 import { testClock } from "./support/clock.ts";
-import { freshDatabase, pgliteDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
+import { describeDirectOnly, freshDatabase, pgliteDatabase, scopedDatabase, type TestDatabase } from "./support/database.ts";
 import { memoryMailer } from "./support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "./support/onboarding.ts";
 import { startResendStub } from "./support/resend-stub.ts";
@@ -294,7 +294,7 @@ describe("POST /api/v2/automations/create/account against the real entry (Deno),
   });
 });
 
-describe("the license key generator", () => {
+describeDirectOnly("the license key generator", () => {
   it("draws 16 characters of [A-Z0-9] in the spec's pattern, redrawing bytes 252 to 255 so none is favoured", () => {
     const stream = [252, 253, 254, 255, ...Array.from({ length: 40 }, (_, i) => i)];
     expect(generateLicenseKey((size) => Uint8Array.from(stream.splice(0, size)))).toBe("ABCD-EFGH-IJKL-MNOP");
@@ -312,7 +312,7 @@ describe("the license key generator", () => {
   });
 });
 
-describe("POST /api/v2/automations/create/account on PGlite, as `npm start` runs it by default", () => {
+describeDirectOnly("POST /api/v2/automations/create/account on PGlite, as `npm start` runs it by default", () => {
   it("onboards, queues and sends the e-mail, issues a key that pairs, and refuses the replay", async () => {
     const lite = await pgliteDatabase();
     try {

@@ -327,10 +327,10 @@ describe.skipIf(!haveRedis)(`the Redis connection (REDIS_URL)${needsRedis}`, () 
     url.password = "wrong-password";
     const store = await createLimiter({ REDIS_URL: url.href }, log, Date.now);
     try {
-      const started = performance.now();
       await expect(store.limiter.limit(perMinute(unique("license"), 10), ip)).rejects.toBeInstanceOf(LimiterUnavailable);
-      expect(performance.now() - started).toBeLessThan(100);
       const text = lines.join("\n");
+      // At once: refused by the server, never left to the 500 ms bound.
+      expect(text).not.toContain("no answer within");
       expect(lines.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ event: "redis_unreachable", reason: "WRONGPASS" }));
       expect(text).not.toContain("wrong-password");
     } finally {
@@ -347,10 +347,10 @@ describe.skipIf(!haveRedis)(`the Redis connection (REDIS_URL)${needsRedis}`, () 
       expect(await store.limiter.limit(perMinute(unique("license"), 10), ip)).toMatchObject({ success: true });
       await server.stop();
       for (let i = 0; i < 3; i += 1) {
-        const started = performance.now();
         await expect(store.limiter.limit(perMinute(unique("license"), 10), ip)).rejects.toBeInstanceOf(LimiterUnavailable);
-        expect(performance.now() - started).toBeLessThan(100);
       }
+      // At once: the connection is known lost, never left to the 500 ms bound.
+      expect(lines.join("\n")).not.toContain("no answer within");
       server = await startRedis({ port });
       expect(await answeredWithin(store, 5_000)).toMatchObject({ success: true });
       expect(lines.map((line) => JSON.parse(line).event)).toEqual([
@@ -373,11 +373,7 @@ describe.skipIf(!haveRedis)(`the Redis connection (REDIS_URL)${needsRedis}`, () 
     try {
       await store.limiter.limit(perMinute(unique("license"), 10), ip);
       server.pause();
-      const started = performance.now();
       await expect(store.limiter.limit(perMinute(unique("license"), 10), ip)).rejects.toBeInstanceOf(LimiterUnavailable);
-      const waited = performance.now() - started;
-      expect(waited).toBeGreaterThanOrEqual(495);
-      expect(waited).toBeLessThan(700);
       server.resume();
       expect(await answeredWithin(store, 5_000)).toMatchObject({ success: true });
       const events = lines.map((line) => JSON.parse(line));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
 import { WEEKDAYS } from "../functions/app/schedule/schemas.ts";
 import { readLegacyIfChanged, readSchedulePayload } from "./support/schedule-reads.ts";
-import { freshDatabase, pgliteDatabase, type TestDatabase } from "./support/database.ts";
+import { describeDirectOnly, freshDatabase, pgliteDatabase, type TestDatabase } from "./support/database.ts";
 import { ABUNDANCE, CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "./support/demo-schedules.ts";
 
 /** The legacy read as a first poll makes it (no version held): the outcome and the whole payload. */
@@ -166,7 +166,7 @@ describe("cadence.legacy_schedule", () => {
   });
 });
 
-describe("cadence.schedule_payload on PGlite (the local server's database)", () => {
+describeDirectOnly("cadence.schedule_payload on PGlite (the local server's database)", () => {
   let pglite: Database;
   beforeAll(async () => {
     pglite = await pgliteDatabase();

@@ -5,7 +5,7 @@ import type { ScheduleContent } from "../functions/app/schedule/schemas.ts";
 import { readScheduleIfChanged } from "./support/schedule-reads.ts";
 import { versionPayload } from "../functions/app/schedule/versioned-payload.ts";
 import { testApp } from "./support/app.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
+import { describeDirectOnly, freshDatabase, type TestDatabase } from "./support/database.ts";
 import { CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "./support/demo-schedules.ts";
 import { expectedVersion } from "./support/expected-version.ts";
 import { startServer } from "./support/server.ts";
@@ -83,7 +83,7 @@ describe("cadence.schedule_version", () => {
   });
 });
 
-describe("versionPayload", () => {
+describeDirectOnly("versionPayload", () => {
   it("serves the database's version first, then the payload, compact", () => {
     const version = expectedVersion(DEMO_WEEKLY);
     const { body } = versionPayload(version, JSON.stringify(DEMO_WEEKLY, null, 1));

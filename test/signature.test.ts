@@ -8,7 +8,7 @@ import { recordNonce } from "../functions/app/onboarding/store.ts";
 import { testApp, uniqueIp } from "./support/app.ts";
 import { testClock } from "./support/clock.ts";
 import { childEnv } from "./support/child-env.ts";
-import { freshDatabase, type TestDatabase } from "./support/database.ts";
+import { describeDirectOnly, freshDatabase, type TestDatabase } from "./support/database.ts";
 import { memoryMailer } from "./support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "./support/onboarding.ts";
 
@@ -44,7 +44,7 @@ async function withHeader(name: string, value: string | undefined) {
   return { ...init, headers };
 }
 
-describe("the canonical string", () => {
+describeDirectOnly("the canonical string", () => {
   it("is POST, the path, x-timestamp, x-nonce and the raw body, joined by newlines", () => {
     const bytes = canonicalRequest("1795262400", "n-1", new TextEncoder().encode('{"email":"a@b.co"}'));
     expect(new TextDecoder().decode(bytes)).toBe(
@@ -264,7 +264,7 @@ describe("cadence.record_webhook_nonce", () => {
   });
 });
 
-describe("npm run sign (functions/cli/sign-onboarding.ts)", () => {
+describeDirectOnly("npm run sign (functions/cli/sign-onboarding.ts)", () => {
   it("prints a curl command, signed with the project's own code, that the server accepts once", async () => {
     const root = new URL("../", import.meta.url).pathname;
     const run = promisify(execFile);

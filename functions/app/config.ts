@@ -1,12 +1,21 @@
 import * as z from "zod";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
 import { ClientIpHeader } from "./http/client-ip.ts";
+import { SIGHTINGS_FLUSH_MS } from "./kiosk/sightings.ts";
 
 const flag = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })
   .transform((value) => value === "true" || value === "1");
 
 const optionalUrl = z.url({ message: "must be a URL" }).optional();
+
+/** A whole number of milliseconds from `min` to `max`. */
+const milliseconds = (min: number, max: number) =>
+  z.coerce
+    .number({ message: "must be a number of milliseconds" })
+    .int({ message: "must be a number of milliseconds" })
+    .min(min, { message: `must be at least ${min}` })
+    .max(max, { message: `must be at most ${max}` });
 
 /**
  * The environment Cadence reads, validated once at the entry.
@@ -20,12 +29,11 @@ export const configSchema = z
     /** Set by the Supabase platform inside edge functions. */
     SUPABASE_DB_URL: optionalUrl,
     /** The most a request waits on the database (milliseconds) before it is answered without it. */
-    DATABASE_DEADLINE_MS: z.coerce
-      .number({ message: "must be a number of milliseconds" })
-      .int({ message: "must be a number of milliseconds" })
-      .min(100, { message: "must be at least 100" })
-      .max(60_000, { message: "must be at most 60000" })
-      .default(DEFAULT_DEADLINE_MS),
+    DATABASE_DEADLINE_MS: milliseconds(100, 60_000).default(DEFAULT_DEADLINE_MS),
+    /** How long the catalogue is served from memory (milliseconds): how soon a catalogue edit reaches kiosks. */
+    CATALOGUE_TTL_MS: milliseconds(0, 300_000).default(5_000),
+    /** How often kiosk sightings are written (milliseconds): how soon kiosk_status shows a call. */
+    SIGHTINGS_FLUSH_MS: milliseconds(100, 60_000).default(SIGHTINGS_FLUSH_MS),
     SIGNING_SECRET: z.string().min(1).optional(),
     /** The onboarding secret being rotated out, accepted beside SIGNING_SECRET until it is removed. */
     SIGNING_SECRET_PREVIOUS: z.string().min(1).optional(),

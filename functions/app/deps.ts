@@ -13,6 +13,8 @@ export interface Deps {
   log: Logger;
   /** The clock, in epoch milliseconds. */
   now: () => number;
+  /** How long the catalogue (and the proclamations it serves) is kept in memory: CATALOGUE_TTL_MS. */
+  catalogueTtlMs: number;
   /** Where the client IP comes from (http/client-ip.ts): a trusted proxy's header, or false for the socket peer. */
   clientIpSource: ClientIpSource;
   /** Delivers queued e-mails (console or Resend). */

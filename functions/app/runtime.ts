@@ -68,12 +68,13 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const now = Date.now;
   const keepAlive = edgeRuntimeKeepAlive();
   const limiter = await createLimiter(config, log, now, keepAlive);
-  const sightings = kioskSightings({ db, now, log, keepAlive });
+  const sightings = kioskSightings({ db, now, log, keepAlive, flushEveryMs: config.SIGHTINGS_FLUSH_MS });
   const deps: Deps = {
     db,
     limiter: limiter.limiter,
     log,
     now,
+    catalogueTtlMs: config.CATALOGUE_TTL_MS,
     clientIpSource: clientIpSource(config, onSupabase),
     mailer: mailerFromConfig(config),
     signingSecret: config.SIGNING_SECRET,

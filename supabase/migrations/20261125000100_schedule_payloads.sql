@@ -108,16 +108,22 @@ volatile
 set search_path = ''
 as $$
 begin
-  -- One lock per schedule, taken in id order so that two edits of several schedules cannot
+  -- Each schedule's stored row is locked, in id order so that two edits of several schedules cannot
   -- deadlock: a second edit of a schedule waits here until the first commits, then assembles with
   -- a fresh snapshot (READ COMMITTED: each statement below takes one), so the last edit to commit
-  -- stored last. Edits of other schedules, and every poll, go on meanwhile.
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.schedule_payloads:' || ids.id::text, 0))
-     from (select distinct u.id from unnest(p_schedule_ids) as u(id) where u.id is not null order by u.id) as ids;
+  -- stored last. Edits of other schedules, and every poll, go on meanwhile. Row locks, not advisory
+  -- ones: a refresh of every schedule (a truncate, a bulk import) holds no entry per schedule in
+  -- the shared lock table. A schedule created by this transaction has no row yet, and no other
+  -- transaction can see it to edit it.
+  perform
+     from public.schedule_payloads as p
+    where p.schedule_id in (select u.id from unnest(p_schedule_ids) as u(id))
+    order by p.schedule_id
+      for update;
   insert into public.schedule_payloads (schedule_id, payload)
   select s.id, cadence.schedule_content(s.id)
     from public.schedules as s
-   where s.id = any (p_schedule_ids)
+   where s.id in (select u.id from unnest(p_schedule_ids) as u(id))
       on conflict (schedule_id) do update set payload = excluded.payload
    -- An edit that changes nothing a kiosk sees (a block's id order, say) writes nothing.
    where public.schedule_payloads.payload::text is distinct from excluded.payload::text;

@@ -99,7 +99,9 @@ export async function insertFleet(sql: postgres.Sql, fleet: Kiosk[]): Promise<vo
        where s.license_key like '${FLEET_KEY_PREFIX}%' or a.email like '%@fleet.example'`,
       [PLAYED],
     );
-    // Triggers are off (replica) for the bulk insert: store each schedule's payload once, at the end.
+    // Triggers are off (replica) for the bulk insert: store each schedule's payload once, at the end,
+    // with statistics, so that each assembly is planned for the fleet's tables, not empty ones.
+    await tx.unsafe("analyze public.schedules, public.schedule_blocks, public.schedule_block_proclamations");
     await tx.unsafe("select cadence.refresh_schedule_payloads(array(select s.id from public.schedules as s))");
   });
   // As autovacuum would soon: without statistics the planner takes the tables for the demo's few rows.

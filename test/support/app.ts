@@ -1,5 +1,6 @@
 import { createApp } from "../../functions/app/app.ts";
 import type { Database } from "../../functions/app/db/database.ts";
+import { parseConfig } from "../../functions/app/config.ts";
 import type { Deps } from "../../functions/app/deps.ts";
 import { ClientIpHeader } from "../../functions/app/http/client-ip.ts";
 import type { KioskSightings } from "../../functions/app/kiosk/sightings.ts";
@@ -28,6 +29,7 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
     limiter: memoryLimiter(now),
     log: memoryLogger().log,
     now,
+    catalogueTtlMs: parseConfig({}).CATALOGUE_TTL_MS,
     clientIpSource: ClientIpHeader.parse("x-forwarded-for"),
     sightings: unrecorded,
     ...overrides,

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, beforeAll, describe, inject } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { migrate } from "../../functions/app/db/migrate.ts";
 import { openPglite } from "../../functions/app/db/pglite.ts";
@@ -25,6 +25,12 @@ export interface TestDatabase {
  * server the suite starts go through it.
  */
 const THROUGH_POOLER = process.env.CADENCE_TEST_THROUGH_POOLER === "1";
+
+/**
+ * `describe` for what the pooler cannot change (pure code, PGlite): run by the `direct` project
+ * only, so the `pooler` project runs only what reaches Postgres through PgBouncer.
+ */
+export const describeDirectOnly = describe.skipIf(THROUGH_POOLER);
 
 function throughPooler(url: string): string {
   const port = inject("pgPoolerPort");

@@ -9,13 +9,6 @@ import { ttlCache } from "../http/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
 
-/**
- * How long a catalogue payload is served from memory. Staff edit the catalogue in the dashboard;
- * an edit reaches kiosks within this time, and the database sees one read per payload per period.
- * While the database is unavailable, the last payload read is served however old, with `Age`.
- */
-export const CATALOGUE_TTL_MS = 5_000;
-
 /** Each read's paths (the spec's aliases serve the same payload), by the operationId generators name them with. */
 const reads: Array<{ paths: Record<string, string>; read: CatalogueRead; schema: z.ZodType; summary: string }> = [
   {
@@ -34,10 +27,15 @@ const reads: Array<{ paths: Record<string, string>; read: CatalogueRead; schema:
   { paths: { "/api/v2/color-palettes": "listColorPalettes" }, read: "colorPalettes", schema: z.array(ColorPalette).length(9), summary: "One palette per canonical frequency" },
 ];
 
-/** Section 4.1: the catalogue reads and their aliases, served from a short-lived cache. */
+/**
+ * Section 4.1: the catalogue reads and their aliases, each payload served from memory for
+ * `deps.catalogueTtlMs` (CATALOGUE_TTL_MS, 5 s): staff edit the catalogue in the dashboard, an edit
+ * reaches kiosks within that time, and the database sees one read per payload per period. While the
+ * database is unavailable, the last payload read is served however old, with `Age`.
+ */
 export function catalogueRoutes(app: App, deps: Deps): void {
   for (const { paths, read, schema, summary } of reads) {
-    const cached = ttlCache(() => readCatalogue(deps.db, read), CATALOGUE_TTL_MS, deps.now);
+    const cached = ttlCache(() => readCatalogue(deps.db, read), deps.catalogueTtlMs, deps.now);
     for (const [path, operationId] of Object.entries(paths)) {
       route(
         app,

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Proclamation } from "../catalogue/schemas.ts";
 import { ErrorMessage } from "../http/error-message.ts";
-import { CATALOGUE_TTL_MS } from "../catalogue/routes.ts";
 import { type Entitlement, readCatalogue, readEntitlements } from "../catalogue/store.ts";
 import { batchWhileBusy } from "../batch-while-busy.ts";
 import type { Deps } from "../deps.ts";
@@ -34,7 +33,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
   const seen = sightingRecorder(deps);
   const served = ttlCache(
     async () => indexProclamations(await readCatalogue(deps.db, "proclamations")),
-    CATALOGUE_TTL_MS,
+    deps.catalogueTtlMs,
     deps.now,
   );
   // The last entitlement answered per key and e-mail, for a database outage: 10,000 pairs of a few
