@@ -8,6 +8,7 @@ import { cors } from "./http/cors.ts";
 import { serveOpenApiDocument } from "./http/openapi-document.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
+import { redact } from "./log.ts";
 import { onboardingRoutes } from "./onboarding/routes.ts";
 import { proclamationRoutes } from "./proclamations/routes.ts";
 import { scheduleRoutes } from "./schedule/routes.ts";
@@ -57,8 +58,9 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     deps.log("error", "request_failed", {
       requestId,
       method: c.req.method,
-      path: c.req.path,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      // The path of PUT .../licenses/{key}/system-name is the key itself, that route's only credential.
+      path: redact(c.req.path),
+      error: redact(error instanceof Error ? `${error.name}: ${error.message}` : String(error)),
     });
     return Response.json({ message: "internal error", requestId }, { status: 500 });
   });
