@@ -5,6 +5,7 @@ import { isUnavailable } from "./db/unavailable.ts";
 import { Failure, failureResponse, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./errors.ts";
 import { allowedMethods } from "./http/allowed-methods.ts";
 import { cors } from "./http/cors.ts";
+import { headContentLength } from "./http/head-content-length.ts";
 import { serveOpenApiDocument } from "./http/openapi-document.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
@@ -23,6 +24,7 @@ import { scheduleRoutes } from "./schedule/routes.ts";
 export function createApp(deps: Deps): OpenAPIHono<Env> {
   const app = new OpenAPIHono<Env>();
 
+  app.use("*", headContentLength());
   // Browser-based kiosks call the API cross-origin and poll schedules conditionally.
   app.use(
     "/api/*",
