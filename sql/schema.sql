@@ -193,6 +193,37 @@ $$;
 COMMENT ON FUNCTION cadence.check_schedule_type_change() IS 'Trigger: a schedule''s type changes only when every block already fits the new type.';
 
 
+--
+-- Name: check_system_name_form(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.check_system_name_form() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  -- An update that leaves the name as it was passes, so a name stored before this rule does not
+  -- block other edits of its row (validation's last_validated_at, a dashboard edit of `active`).
+  if tg_op = 'UPDATE' and new.system_name is not distinct from old.system_name then
+    return new;
+  end if;
+  if new.system_name is not null
+     and (new.system_name <> cadence.system_name_form(new.system_name) or cadence.system_name_form(new.system_name) = '') then
+    raise exception 'a system name must be stored in its normal form, and not be empty once invisible characters are removed'
+      using errcode = 'check_violation', constraint = 'system_name_is_normalised', table = 'license_keys', schema = 'public';
+  end if;
+  return new;
+end
+$$;
+
+
+--
+-- Name: FUNCTION check_system_name_form(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_is_normalised: refuses a new or changed system name that is not in cadence.system_name_form, or is empty in it.';
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -610,6 +641,7 @@ CREATE TABLE public.accounts (
     auth_link_error text,
     auth_link_due_at timestamp with time zone,
     CONSTRAINT account_display_name_length CHECK (((char_length(btrim(display_name)) >= 1) AND (char_length(btrim(display_name)) <= 120))),
+    CONSTRAINT account_email_has_no_invisible_characters CHECK ((email !~ '[[:cntrl:]\u0080-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'::text)),
     CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
     CONSTRAINT auth_link_attempts_are_not_negative CHECK ((auth_link_attempts >= 0))
 );
@@ -1429,7 +1461,8 @@ begin
   if exists (
     select from public.license_keys as other
      where other.key <> v_key.key
-       and lower(other.system_name) = lower(p_name)
+       -- The stored form of a name written before names were normalised, so it blocks its look-alike.
+       and lower(cadence.system_name_form(other.system_name)) = lower(p_name)
        -- Candidates through indexes (owner link, or stored e-mail); key_belongs_to decides.
        and (other.account_id = v_account.id or lower(other.email) = lower(coalesce(v_account.email, v_key.email)))
        and case when v_account.id is null
@@ -1455,7 +1488,34 @@ $$;
 -- Name: FUNCTION set_system_name(p_key text, p_name text); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already trimmed and 1-40 characters): ok, unchanged (it already had exactly that name; nothing written), taken (another key of the same account has it, case-insensitively) or unknown_license.';
+COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already in cadence.system_name_form): ok, unchanged, taken (another key of the account has it, as stored or in its form, regardless of case) or unknown_license.';
+
+
+--
+-- Name: system_name_form(text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.system_name_form(p_name text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+  select pg_catalog.btrim(
+    pg_catalog.normalize(
+      pg_catalog.regexp_replace(
+        p_name,
+        '[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]',
+        '', 'g'),
+      'NFC'),
+    -- What JavaScript's String.prototype.trim removes (U+FEFF, also whitespace there, is Cf above).
+    U&'\0009\000A\000B\000C\000D\0020\00A0\1680\2000\2001\2002\2003\2004\2005\2006\2007\2008\2009\200A\2028\2029\202F\205F\3000')
+$$;
+
+
+--
+-- Name: FUNCTION system_name_form(p_name text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.system_name_form(p_name text) IS 'The form a system name is stored and compared in: format characters (Unicode Cf) removed, NFC, trimmed. Empty means no name.';
 
 
 --
@@ -2328,6 +2388,13 @@ CREATE TRIGGER sightings_forget AFTER DELETE ON public.license_keys REFERENCING 
 
 
 --
+-- Name: license_keys system_name_is_normalised; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER system_name_is_normalised BEFORE INSERT OR UPDATE OF system_name ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.check_system_name_form();
+
+
+--
 -- Name: account_proclamations assignment_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2705,6 +2772,13 @@ REVOKE ALL ON FUNCTION cadence.check_block_weekday() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION cadence.check_schedule_type_change() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION check_system_name_form(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.check_system_name_form() FROM PUBLIC;
 
 
 --
@@ -3100,6 +3174,14 @@ GRANT ALL ON FUNCTION cadence.served_schedules(p_keys text[]) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) TO service_role;
+
+
+--
+-- Name: FUNCTION system_name_form(p_name text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.system_name_form(p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.system_name_form(p_name text) TO service_role;
 
 
 --

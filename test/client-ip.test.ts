@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientIp, ClientIpHeader, clientIpSource, UNKNOWN_CLIENT } from "../functions/app/http/client-ip.ts";
+import { canonicalIp, rateLimitClient } from "../functions/app/http/ip-address.ts";
 import { testApp } from "./support/app.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
 
@@ -60,6 +61,76 @@ describe("the client IP of a request (clientIp)", () => {
       expect(clientIp(requestWith({ "x-real-ip": value }), PEER, header("x-real-ip")), value).toBe(UNKNOWN_CLIENT);
     }
     expect(clientIp(requestWith({ "x-forwarded-for": "not-an-ip, 198.51.100.1" }), PEER, header("x-forwarded-for"))).toBe(UNKNOWN_CLIENT);
+  });
+});
+
+describe("one address, one spelling (canonicalIp)", () => {
+  it("writes IPv6 in RFC 5952's form: lower case, no leading zeros, the longest run of zero groups as ::", () => {
+    for (const spelling of ["2001:db8::1", "2001:0db8::1", "2001:db8:0:0:0:0:0:1", "2001:DB8:0000::0001", "2001:db8::0:1"]) {
+      expect(canonicalIp(spelling), spelling).toBe("2001:db8::1");
+    }
+    expect(canonicalIp("2001:db8:0:0:1:0:0:1")).toBe("2001:db8::1:0:0:1");
+    expect(canonicalIp("2001:db8:0:1:1:1:1:1")).toBe("2001:db8:0:1:1:1:1:1");
+    expect(canonicalIp("0:0:0:0:0:0:0:1")).toBe("::1");
+    expect(canonicalIp("fe80:0:0:0:0:0:0:0")).toBe("fe80::");
+  });
+
+  it("reads an IPv4-mapped IPv6 address, in any spelling, as the IPv4 address", () => {
+    for (const spelling of ["::ffff:1.2.3.4", "::ffff:0102:0304", "::FFFF:102:304", "0:0:0:0:0:ffff:1.2.3.4", "1.2.3.4"]) {
+      expect(canonicalIp(spelling), spelling).toBe("1.2.3.4");
+    }
+  });
+
+  it("is no address for zones, brackets, ports, too many groups or bad digits", () => {
+    for (const text of ["fe80::1%eth0", "[2001:db8::1]", "2001:db8::1:443:1:1:1:1:1", "1:2:3:4:5:6:7:8:9", "2001:db8::g", "1::2::3", "::ffff:1.2.3.256", "01.2.3.4", "12345::"]) {
+      expect(canonicalIp(text), text).toBeUndefined();
+    }
+  });
+});
+
+describe("the rate-limit client of an address (rateLimitClient)", () => {
+  it("is an IPv4 address itself, an IPv6 address the network of its prefix", () => {
+    expect(rateLimitClient("198.51.100.7", 64)).toBe("198.51.100.7");
+    expect(rateLimitClient("2001:db8:1:1::1e", 64)).toBe("2001:db8:1:1::/64");
+    expect(rateLimitClient("2001:db8:1:1ff::1", 56)).toBe("2001:db8:1:100::/56");
+    expect(rateLimitClient("2001:db8:1:1::1e", 128)).toBe("2001:db8:1:1::1e/128");
+    expect(rateLimitClient(UNKNOWN_CLIENT, 64)).toBe(UNKNOWN_CLIENT);
+  });
+});
+
+describe("rate limits of IPv6 clients (10 per minute per client, IPv6 by its /64)", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+  afterAll(() => database.drop());
+
+  const validation = (ip: string) => ({ method: "POST", headers: { "cf-connecting-ip": ip }, body: "{}" });
+
+  it("refuses the 11th request of a /64 rotating through its addresses, and another /64 keeps its own bucket", async () => {
+    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip") });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 30; i += 1) statuses.push((await request("/api/v2/license", validation(`2001:db8:1:1::${i.toString(16)}`))).status);
+    expect(statuses).toEqual([...Array(10).fill(400), ...Array(20).fill(429)]);
+    expect((await request("/api/v2/license", validation("2001:db8:1:2::1"))).status).toBe(400);
+  });
+
+  it("refuses a respelt address once its bucket is spent, and counts IPv4-mapped IPv6 as the IPv4 client", async () => {
+    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip") });
+    const spellings = ["2001:db8:2::1", "2001:0db8:2::1", "2001:db8:2:0:0:0:0:1", "2001:DB8:2::0001"];
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) statuses.push((await request("/api/v2/license", validation(spellings[i % 4]))).status);
+    expect(statuses).toEqual([...Array(10).fill(400), 429, 429]);
+    const v4: number[] = [];
+    for (let i = 0; i < 11; i += 1) v4.push((await request("/api/v2/license", validation(i % 2 ? "::ffff:0102:0304" : "1.2.3.4"))).status);
+    expect(v4).toEqual([...Array(10).fill(400), 429]);
+  });
+
+  it("limits each address on its own with a prefix length of 128", async () => {
+    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip"), ipv6PrefixLength: 128 });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 11; i += 1) statuses.push((await request("/api/v2/license", validation(`2001:db8:3:1::${i}`))).status);
+    expect(statuses).toEqual(Array(11).fill(400));
   });
 });
 

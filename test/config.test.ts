@@ -63,6 +63,15 @@ describe("configuration", () => {
     }
   });
 
+  it("limits IPv6 clients by their /64 by default, IPV6_RATE_LIMIT_PREFIX from 16 to 128", () => {
+    expect(parseConfig({}).IPV6_RATE_LIMIT_PREFIX).toBe(64);
+    expect(parseConfig({ IPV6_RATE_LIMIT_PREFIX: "56" }).IPV6_RATE_LIMIT_PREFIX).toBe(56);
+    expect(parseConfig({ IPV6_RATE_LIMIT_PREFIX: "128" }).IPV6_RATE_LIMIT_PREFIX).toBe(128);
+    for (const bad of ["0", "15", "129", "64.5", "/64"]) {
+      expect(() => parseConfig({ IPV6_RATE_LIMIT_PREFIX: bad }), bad).toThrow(/IPV6_RATE_LIMIT_PREFIX: must be a prefix length from 16 to 128/);
+    }
+  });
+
   it("refuses CLIENT_IP_HEADER with TRUST_PROXY=true: one of them names where the client IP comes from", () => {
     expect(() => parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "true" })).toThrow(/CLIENT_IP_HEADER/);
     expect(parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "false" }).CLIENT_IP_HEADER?.name).toBe("x-real-ip");

@@ -59,6 +59,17 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
     expect(commandLine).toContain(startV8Flags[0]);
   });
 
+  it("answers HEAD with the Content-Length of its GET (or none), on every readable route", async () => {
+    const paths = ["/api/v2/frequencies", "/api/v2/groups", "/api/v2/proclamations", "/api/v2/licenses/DEMO-0000-0000-0001/schedule", "/api/v2/openapi.json"];
+    for (const path of paths) {
+      const get = await fetch(`${onPostgres.url}${path}`, { headers: { "x-forwarded-for": "198.51.100.90" } });
+      const length = String((await get.arrayBuffer()).byteLength);
+      const head = await fetch(`${onPostgres.url}${path}`, { method: "HEAD", headers: { "x-forwarded-for": "198.51.100.91" } });
+      expect(head.status, path).toBe(get.status);
+      expect([length, null], `${path}: GET ${length}, HEAD ${head.headers.get("content-length")}`).toContain(head.headers.get("content-length"));
+    }
+  });
+
   it("answers an unknown path with 404 JSON and a message", async () => {
     const response = await fetch(`${onPglite.url}/api/v2/nope`);
     expect(response.status).toBe(404);

@@ -89,4 +89,24 @@ describe("GET /api/v2/proclamations", () => {
     expect(alone.map((answer) => answer.status)).toEqual([200, 200, 200, 400, 400, 400]);
     together.forEach((answers, at) => expect(answers).toEqual(answers.map(() => alone[at])));
   });
+
+  it("refuses failed pairings from one client past 10 a minute with 429 and Retry-After, while a valid pair from it keeps 200", async () => {
+    const client = { "x-forwarded-for": "203.0.113.77" };
+    const candidates = Array.from({ length: 1_000 }, (_, i) => (i % 100 === 7 ? "other@example.com" : `candidate${i}@example.com`));
+    const probes: Record<number, number> = {};
+    const kiosk: number[] = [];
+    for (const [i, email] of candidates.entries()) {
+      const answer = await suite.request("/api/v2/proclamations", { headers: { ...client, "x-license-key": "DEMO-0000-0000-0001", "x-email": email } });
+      probes[answer.status] = (probes[answer.status] ?? 0) + 1;
+      if (answer.status === 429) expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      await answer.body?.cancel();
+      if (i % 100 === 0) {
+        const own = await suite.request("/api/v2/proclamations", { headers: { ...client, "x-license-key": "DEMO-0000-0000-0001", "x-email": "demo@example.com" } });
+        kiosk.push(own.status);
+      }
+    }
+    console.log(`1,000-e-mail probe from one address: ${JSON.stringify(probes)}; the valid pair from it: ${kiosk.length} reads, statuses ${[...new Set(kiosk)]}`);
+    expect(probes).toEqual({ 400: 10, 429: 990 });
+    expect(kiosk).toEqual(Array(10).fill(200));
+  });
 });

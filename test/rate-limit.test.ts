@@ -717,6 +717,41 @@ describe("rate limits over HTTP (memory store)", () => {
     });
   });
 
+  describe("failed pairings, one count over the routes that pair a key with an e-mail (not the spec's)", () => {
+    const pairing = (email: string): Array<{ path: string; init: RequestInit }> => [
+      { path: "/api/v2/proclamations", init: { headers: { "x-license-key": "DEMO-0000-0000-0001", "x-email": email } } },
+      { path: `/api/v2/schedule?email=${email}&licenseKey=DEMO-0000-0000-0001`, init: {} },
+      {
+        path: "/api/v2/license",
+        init: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ license_key: "DEMO-0000-0000-0001", email_address: email }) },
+      },
+    ];
+
+    it("10 failed pairings per minute per client, over all three routes: the 11th failure gets 429 with Retry-After, a valid pair still 200", async () => {
+      const { request } = app();
+      const failures: number[] = [];
+      for (let i = 0; i < 12; i += 1) {
+        const { path, init } = pairing(`nobody${i}@example.com`)[i % 3];
+        failures.push((await request(path, from(ip, init))).status);
+      }
+      expect(failures).toEqual([...Array(10).fill(400), 429, 429]);
+      const refused = await request(...(Object.values(pairing("other@example.com")[0]) as [string, RequestInit]));
+      expect(refused.status).toBe(400); // another client keeps its own count
+      const over = await request(pairing("nobody@example.com")[0].path, from(ip, pairing("nobody@example.com")[0].init));
+      expect(await over.json()).toEqual({ message: "too many requests" });
+      expect(over.headers.get("retry-after")).toBe("45");
+      for (const { path, init } of pairing("demo@example.com")) expect((await request(path, from(ip, init))).status).toBe(200);
+    });
+
+    it("a valid pair is never counted: a kiosk's own reads never bring its address near the limit", async () => {
+      const { request } = app();
+      for (let i = 0; i < 30; i += 1) {
+        expect((await request("/api/v2/proclamations", from(ip, pairing("demo@example.com")[0].init))).status).toBe(200);
+      }
+      for (let i = 0; i < 10; i += 1) expect((await request(pairing(`x${i}@example.com`)[0].path, from(ip, pairing(`x${i}@example.com`)[0].init))).status).toBe(400);
+    });
+  });
+
   describe("the limited kiosk routes together", () => {
     it("429: JSON {message}, Retry-After in whole seconds, and the RateLimit-* headers", async () => {
       const { request } = app();

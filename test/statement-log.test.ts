@@ -98,3 +98,30 @@ for (const { name, pooled } of paths) {
     });
   });
 }
+
+describe("the statements the kiosk routes send, with log_parameter_max_length = 0 (README, Operating)", () => {
+  let cluster: PostgresServer;
+  let db: Database;
+
+  beforeAll(async () => {
+    cluster = await startPostgresServer({ log_statement: "all", log_parameter_max_length: "0" });
+    db = openPostgres(cluster.url, { max: 1 });
+    await migrate(db, { seed: true });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await cluster?.stop();
+  });
+
+  it("logs each statement without its parameters, so no key or e-mail reaches the Postgres log", async () => {
+    const { request } = testApp(db);
+    const since = cluster.logs().length;
+    const answer = await request("/api/v2/proclamations", { headers: { "x-license-key": KEY, "x-email": EMAIL } });
+    expect(answer.status).toBe(200);
+    const logged = cluster.logs().slice(since);
+    expect(logged).toMatch(/LOG: {2}(statement|execute)/);
+    expect(logged).not.toMatch(/DETAIL: {2}parameters: /);
+    expect(logged).not.toContain(KEY);
+    expect(logged.toLowerCase()).not.toContain(EMAIL);
+  });
+});

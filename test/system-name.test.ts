@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../functions/app/db/database.ts";
+import { systemNameForm } from "../functions/app/license/schemas.ts";
 import { testApp } from "./support/app.ts";
 import { testClock } from "./support/clock.ts";
 import { freshDatabase, type TestDatabase } from "./support/database.ts";
@@ -188,6 +189,69 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
     await expect(
       db.query("update public.license_keys set system_name = 'LOBBY' where key = $1", [keys[1]]),
     ).rejects.toThrow(/system_name_is_unique_per_account/);
+  });
+
+  it("counts characters that render as nothing (format characters: zero-width, bidi controls) as no part of the name: a name of only those is invalid_name", async () => {
+    const { keys } = await newAccount(1);
+    await put(keys[0], { systemName: "Lobby" });
+    for (const systemName of ["\u202e\u200b", "\u200b", " \u200d\u2060 ", "\ufeff", "\u00ad\u061c", "\u{e0041}"]) {
+      expect(await put(keys[0], { systemName }), JSON.stringify(systemName)).toEqual(invalidName);
+    }
+    // License validation answers `invalid` for it, as for a whitespace-only name, and still validates.
+    const { email } = (await db.query<{ email: string }>("select email from public.license_keys where key = $1", [keys[0]]))[0];
+    expect(await validate(keys[0], email, "\u202e\u200b")).toEqual({ status: 200, body: { key: keys[0], email_address: email, systemNameStatus: "invalid" } });
+    expect((await keyRow(keys[0])).system_name).toBe("Lobby");
+  });
+
+  it("stores the name as a person sees it: format characters removed, then NFC, then trimmed; so look-alikes are name_taken", async () => {
+    const { keys } = await newAccount(2);
+    expect(await put(keys[0], { systemName: "lob\u200bby\u202e " })).toEqual(named("lobby"));
+    expect((await keyRow(keys[0])).system_name).toBe("lobby");
+    for (const lookAlike of ["lobby\u200b", "\u2066LOBBY\u2069", "lo\u00adbby"]) {
+      expect(await put(keys[1], { systemName: lookAlike }), JSON.stringify(lookAlike)).toEqual(nameTaken);
+    }
+    // NFC: "e" + U+0301 is the precomposed U+00E9.
+    expect(await put(keys[1], { systemName: "Cafe\u0301" })).toEqual(named("Caf\u00e9"));
+    expect(await put(keys[0], { systemName: "CAF\u00c9" })).toEqual(nameTaken);
+  });
+
+  it("holds the form in Postgres too: a direct write of a name not in it is refused by system_name_is_normalised", async () => {
+    const { keys } = await newAccount(1);
+    for (const name of ["lobby\u200b", "\u200b", "Cafe\u0301"]) {
+      await expect(db.query("update public.license_keys set system_name = $2 where key = $1", [keys[0], name]), JSON.stringify(name))
+        .rejects.toThrow(/system_name_is_normalised|normal form/);
+    }
+  });
+
+  it("keeps a name stored before the form as it is, lets its row change otherwise, and lets it block its look-alike", async () => {
+    const { keys } = await newAccount(2);
+    // As a row written before the rule: the trigger is what refuses it now, so it is set without it.
+    await db.query("alter table public.license_keys disable trigger system_name_is_normalised");
+    try {
+      await db.query("update public.license_keys set system_name = 'hall\u200b' where key = $1", [keys[0]]);
+    } finally {
+      await db.query("alter table public.license_keys enable trigger system_name_is_normalised");
+    }
+    await db.query("update public.license_keys set active = false where key = $1", [keys[0]]);
+    expect((await keyRow(keys[0])).system_name).toBe("hall\u200b");
+    expect(await put(keys[1], { systemName: "Hall" })).toEqual(nameTaken);
+    expect(await put(keys[0], { systemName: "hall" })).toEqual(named("hall"));
+  });
+
+  it("has one form in TypeScript and in SQL: every format character (\\p{Cf}) is removed by both", async () => {
+    const invisible: string[] = [];
+    for (let point = 0; point <= 0x10ffff; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const text = String.fromCodePoint(point);
+      if (/\p{Cf}/u.test(text)) invisible.push(text);
+    }
+    const samples = [...invisible.map((c) => `a${c}b`), " x ", "\u3000x\u00a0", "e\u0301", "e\u200d\u0301", "\u212b"];
+    const [{ forms }] = await db.query<{ forms: string[] }>(
+      "select array(select cadence.system_name_form(n) from unnest($1::text[]) with ordinality as t(n, i) order by i) as forms",
+      [samples],
+    );
+    expect(forms).toEqual(samples.map(systemNameForm));
+    expect(forms.slice(0, invisible.length).every((form) => form === "ab")).toBe(true);
   });
 
   it("answers 413 for a body over 64 KiB", async () => {

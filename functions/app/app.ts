@@ -5,9 +5,11 @@ import { isUnavailable } from "./db/unavailable.ts";
 import { Failure, failureResponse, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./errors.ts";
 import { allowedMethods } from "./http/allowed-methods.ts";
 import { cors } from "./http/cors.ts";
+import { headContentLength } from "./http/head-content-length.ts";
 import { serveOpenApiDocument } from "./http/openapi-document.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
+import { redact } from "./log.ts";
 import { onboardingRoutes } from "./onboarding/routes.ts";
 import { proclamationRoutes } from "./proclamations/routes.ts";
 import { scheduleRoutes } from "./schedule/routes.ts";
@@ -22,6 +24,7 @@ import { scheduleRoutes } from "./schedule/routes.ts";
 export function createApp(deps: Deps): OpenAPIHono<Env> {
   const app = new OpenAPIHono<Env>();
 
+  app.use("*", headContentLength());
   // Browser-based kiosks call the API cross-origin and poll schedules conditionally.
   app.use(
     "/api/*",
@@ -57,8 +60,9 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     deps.log("error", "request_failed", {
       requestId,
       method: c.req.method,
-      path: c.req.path,
-      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      // The path of PUT .../licenses/{key}/system-name is the key itself, that route's only credential.
+      path: redact(c.req.path),
+      error: redact(error instanceof Error ? `${error.name}: ${error.message}` : String(error)),
     });
     return Response.json({ message: "internal error", requestId }, { status: 500 });
   });

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
-import { ClientIpHeader } from "./http/client-ip.ts";
+import { ClientIpHeader, DEFAULT_IPV6_PREFIX } from "./http/client-ip.ts";
 import { SIGHTINGS_FLUSH_MS } from "./kiosk/sightings.ts";
 
 const flag = z
@@ -40,6 +40,17 @@ export const configSchema = z
     TRUST_PROXY: flag.default(false),
     /** The header a trusted proxy names the client in (http/client-ip.ts); unset: TRUST_PROXY decides. */
     CLIENT_IP_HEADER: ClientIpHeader.optional(),
+    /**
+     * The prefix length an IPv6 client is rate limited by (http/client-ip.ts): 64 by default, as an
+     * end site holds a /64 and would otherwise have 2^64 buckets; 48 or 56 where providers hand each
+     * customer that much, 128 for one address.
+     */
+    IPV6_RATE_LIMIT_PREFIX: z.coerce
+      .number({ message: "must be a prefix length from 16 to 128" })
+      .int({ message: "must be a prefix length from 16 to 128" })
+      .min(16, { message: "must be a prefix length from 16 to 128" })
+      .max(128, { message: "must be a prefix length from 16 to 128" })
+      .default(DEFAULT_IPV6_PREFIX),
     REDIS_URL: optionalUrl,
     UPSTASH_REDIS_REST_URL: optionalUrl,
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),

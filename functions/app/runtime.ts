@@ -76,6 +76,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     now,
     catalogueTtlMs: config.CATALOGUE_TTL_MS,
     clientIpSource: clientIpSource(config, onSupabase),
+    ipv6PrefixLength: config.IPV6_RATE_LIMIT_PREFIX,
     mailer: mailerFromConfig(config),
     signingSecret: config.SIGNING_SECRET,
     signingSecretPrevious: config.SIGNING_SECRET_PREVIOUS,
@@ -92,7 +93,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const sweeper = onSupabase ? undefined : setInterval(() => sweepOutbox(deps), OUTBOX_SWEEP_MS);
   return {
     deps,
-    describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer" },
+    describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer", ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
     async close() {
       clearInterval(sweeper);
       await limiter.close();

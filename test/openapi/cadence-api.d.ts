@@ -595,6 +595,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
+            /** @description `too many requests`: over the route's rate limit; Retry-After is when a request passes again */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
             /** @description `service temporarily unavailable`: the database is unavailable and this instance has no last known answer: it never read the whole list, or never read this key and e-mail's entitlement */
             503: {
                 headers: {

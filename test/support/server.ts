@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { childEnv } from "./child-env.ts";
 import { assertRealClockOnly } from "./clock.ts";
+import { leaksIn } from "./log-leaks.ts";
 
 const root = new URL("../../", import.meta.url);
 const deno = new URL("node_modules/.bin/deno", root).pathname;
@@ -16,7 +17,11 @@ export interface RunningServer {
   /** Everything the server printed so far. */
   logs(): string;
   pid: number;
-  /** Graceful stop (SIGTERM), SIGKILL after 5 s. */
+  /**
+   * Graceful stop (SIGTERM), SIGKILL after 5 s. Both stops then grep everything the server printed
+   * and throw if it holds a demo key, a demo e-mail or a secret it was given (support/log-leaks.ts):
+   * every suite that runs the real entry checks its logs, errors included.
+   */
   stop(): Promise<void>;
   /** SIGKILL at once, as a crash would. */
   kill(): Promise<void>;
@@ -57,11 +62,14 @@ export async function startServer(env: Record<string, string> = {}, entry = "fun
     });
   });
   const stopWith = async (signal: NodeJS.Signals) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    const leaks = leaksIn(output, env);
+    if (leaks.length > 0) throw new Error(`${entry} printed ${leaks.join(", ")}:\n${output}`);
   };
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { errorMessage } from "../log.ts";
 import { type Database, DEFAULT_DEADLINE_MS, type QueryOptions } from "./database.ts";
-import { DatabaseUnavailable } from "./unavailable.ts";
+import { DatabaseBusy, DatabaseUnavailable } from "./unavailable.ts";
 
 export interface PostgresOptions {
   /** Pool size. */
@@ -30,8 +30,15 @@ export interface PostgresOptions {
  * can serve (unavailable.ts); a TypeError is a bad argument, not an outage.
  */
 function connectionFailure(error: unknown): unknown {
-  return error instanceof pg.DatabaseError || error instanceof TypeError ? error : new DatabaseUnavailable(errorMessage(error));
+  if (error instanceof pg.DatabaseError || error instanceof TypeError) return error;
+  // pg-pool's one error for a request that queued for a connection of a full pool past
+  // connectionTimeoutMillis (pg-pool/index.js); a new connection that cannot be opened in time
+  // is "Connection terminated due to connection timeout", an outage.
+  if (errorMessage(error) === POOL_WAIT_TIMEOUT) return new DatabaseBusy("every pool connection was busy for the whole deadline");
+  return new DatabaseUnavailable(errorMessage(error));
 }
+
+const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
 
 /**
  * A node-postgres pool of `max` connections on `url`. Every value is a bind parameter, never
@@ -72,7 +79,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
   return {
     async query<Row>(text: string, params: readonly unknown[] = [], { askedAt }: QueryOptions = {}) {
       const remaining = askedAt === undefined ? deadlineMs : deadlineMs - (performance.now() - askedAt);
-      if (remaining <= 0) throw new DatabaseUnavailable("waited past the deadline");
+      // Its whole deadline went waiting in this process (behind a batch that waited for the pool):
+      // back-pressure here, nothing the database said.
+      if (remaining <= 0) throw new DatabaseBusy("waited past the deadline before it was sent");
       // node-postgres reads a statement's own query_timeout (lib/client.js, `config.query_timeout ||
       // this.connectionParameters.query_timeout`); @types/pg 8.23.1 does not declare it.
       const statement: pg.QueryConfig & { query_timeout: number } = {

@@ -13,6 +13,16 @@ export class DatabaseUnavailable extends Error {
 }
 
 /**
+ * Every connection of the pool was busy for the whole deadline: back-pressure, not an outage. The
+ * request is shed (a 503 with Retry-After, or its last known good answer), as for an outage, but the
+ * database is not declared unavailable for every other request: it is answering, only not to all
+ * at once (db/availability.ts logs `database_busy`, never `database_unavailable`, for it).
+ */
+export class DatabaseBusy extends DatabaseUnavailable {
+  override name = "DatabaseBusy";
+}
+
+/**
  * SQLSTATE classes and codes that say the server (or the pooler in front of it) cannot serve now,
  * as opposed to a statement that is wrong: 08 connection exception, 53 insufficient resources
  * (too many connections), 57P01-57P05 shutdown, crash, starting up, idle/session timeouts, 57014 a

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import * as z from "zod";
+import { canonicalIp, rateLimitClient } from "./ip-address.ts";
 import type { Env } from "./route.ts";
 
 /** What the entry hands the app about the connection (Hono's `c.env`). */
@@ -61,25 +62,6 @@ export function clientIpSource(
   return config.TRUST_PROXY ? ClientIpHeader.parse("x-forwarded-for") : false;
 }
 
-/** The longest textual IP address (an IPv4-mapped IPv6 one); anything longer is not one. */
-const LONGEST_ADDRESS = 45;
-const IPV4 = z.regexes.ipv4;
-const IPV6 = z.regexes.ipv6;
-const IPV4_MAPPED = /^::ffff:([0-9.]+)$/;
-
-/**
- * `text` as an IP address in one spelling (IPv6 lower-cased, IPv4-mapped IPv6 as IPv4), so one
- * client cannot open several buckets by respelling its address; undefined when it is not one.
- */
-function ipAddress(text: string | undefined): string | undefined {
-  if (!text || text.length > LONGEST_ADDRESS) return undefined;
-  if (IPV4.test(text)) return text;
-  const lower = text.toLowerCase();
-  const mapped = IPV4_MAPPED.exec(lower)?.[1];
-  if (mapped !== undefined) return IPV4.test(mapped) ? mapped : undefined;
-  return IPV6.test(lower) ? lower : undefined;
-}
-
 /** The entry of a header's value that `source` names, untrimmed. */
 function entryOf(value: string, source: ClientIpHeader): string | undefined {
   if (source.header !== "x-forwarded-for") return value;
@@ -89,18 +71,19 @@ function entryOf(value: string, source: ClientIpHeader): string | undefined {
 }
 
 /**
- * The client IP used for rate limits and kiosk sightings: the socket peer, or the address in the
- * chosen header; `UNKNOWN_CLIENT` when that header is missing, names too few proxies, or does not
- * hold an IP address.
+ * The client IP kiosk sightings record and rate limits start from: the socket peer, or the address
+ * in the chosen header, in its one canonical spelling (`canonicalIp`: IPv4-mapped IPv6 as IPv4,
+ * IPv6 in RFC 5952's form); `UNKNOWN_CLIENT` when that header is missing, names too few proxies,
+ * or does not hold an IP address.
  *
  * @example
  * clientIp(request, c.env, deps.clientIpSource); // "203.0.113.7"
  */
 export function clientIp(request: Request, connection: ConnectionInfo | undefined, source: ClientIpSource): string {
-  if (source === false) return connection?.remoteAddr ?? UNKNOWN_CLIENT;
+  if (source === false) return canonicalIp(connection?.remoteAddr) ?? connection?.remoteAddr ?? UNKNOWN_CLIENT;
   const value = request.headers.get(source.header);
   if (value === null) return UNKNOWN_CLIENT;
-  return ipAddress(entryOf(value, source)?.trim()) ?? UNKNOWN_CLIENT;
+  return canonicalIp(entryOf(value, source)?.trim()) ?? UNKNOWN_CLIENT;
 }
 
 /**
@@ -117,4 +100,22 @@ export function requestClientIp(c: Context<Env>, source: ClientIpSource): string
     c.set("clientIp", ip);
   }
   return ip;
+}
+
+/**
+ * The prefix length an IPv6 client is limited by when `IPV6_RATE_LIMIT_PREFIX` is unset: an end
+ * site holds at least a /64 (SLAAC needs one), so each of its 2^64 addresses is the same client.
+ */
+export const DEFAULT_IPV6_PREFIX = 64;
+
+/**
+ * The identifier `c`'s request is rate limited by: its client IP (`requestClientIp`), an IPv6 one
+ * widened to the network of its first `prefixLength` bits (`2001:db8:1:1::/64`), so rotating
+ * through the addresses of one network opens no new bucket.
+ *
+ * @example
+ * await enforceLimit(deps, rule, rateLimitIdentifier(c, deps.clientIpSource, 64));
+ */
+export function rateLimitIdentifier(c: Context<Env>, source: ClientIpSource, prefixLength = DEFAULT_IPV6_PREFIX): string {
+  return rateLimitClient(requestClientIp(c, source), prefixLength);
 }

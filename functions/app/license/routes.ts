@@ -10,6 +10,7 @@ import { noCredential } from "../http/openapi-security.ts";
 import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
+import { limitFailedPairings } from "../rate-limit/failed-pairings.ts";
 import { limitByIp } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
 import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
@@ -43,7 +44,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
       ? lastValid.read(`${input.key}\n${input.email}`, () => checkBatched(input), (known) => known.outcome === "valid")
       : checkInDatabase(deps.db, input).then((value) => ({ value, age: null }));
 
-  app.use("/api/v2/license", limitByIp(deps, RULES.license));
+  app.use("/api/v2/license", limitByIp(deps, RULES.license), limitFailedPairings(deps));
   route(
     app,
     createRoute({

@@ -5,19 +5,36 @@ import { LicenseKey } from "../license-key.ts";
 /** Spec section 8: a system name is 1 to 40 characters. */
 export const SYSTEM_NAME_MAX_LENGTH = 40;
 
+/** Characters that render as nothing: Unicode's format characters (zero-width, bidi controls, BOM, tags). */
+const INVISIBLE = /\p{Cf}/gu;
+
 /**
- * A kiosk's system name, as both routes accept it: a string, trimmed, then 1 to 40 characters
- * counted as code points (as Postgres's char_length counts them for the stored name's check).
- * A NUL character cannot be stored in Postgres text, so a name holding one is invalid too.
+ * The form a system name is stored and compared in, as `cadence.system_name_form` computes it in
+ * SQL (migration invisible_system_names): format characters removed, NFC, trimmed. So `lobby` and
+ * `lobby` with a zero-width space are one name, and a name of only such characters is empty.
+ *
+ * @example
+ * systemNameForm(" lobby\u200b "); // "lobby"
+ */
+export function systemNameForm(name: string): string {
+  return name.replace(INVISIBLE, "").normalize("NFC").trim();
+}
+
+/**
+ * A kiosk's system name, as both routes accept it: a string, in its stored form (`systemNameForm`),
+ * then 1 to 40 characters counted as code points (as Postgres's char_length counts them for the
+ * stored name's check). Empty once invisible characters and surrounding whitespace are gone is
+ * invalid, as whitespace-only is. A NUL character cannot be stored in Postgres text, so a name
+ * holding one is invalid too.
  */
 export const SystemName = z
   .string()
-  .trim()
+  .transform(systemNameForm)
   .refine((name) => {
     const length = [...name].length;
     return length >= 1 && length <= SYSTEM_NAME_MAX_LENGTH && !name.includes("\u0000");
   })
-  .openapi({ minLength: 1, maxLength: SYSTEM_NAME_MAX_LENGTH, example: "Front desk" });
+  .openapi({ type: "string", minLength: 1, maxLength: SYSTEM_NAME_MAX_LENGTH, example: "Front desk" });
 
 /** What the optional systemName of a license validation did; validation succeeds in all four cases. */
 export const SystemNameStatus = z.enum(["ok", "unchanged", "conflict", "invalid"]);

@@ -9,7 +9,7 @@ import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader, lastKnownGood, oldest } from "../http/last-known-good.ts";
 import { headerSchemes } from "../http/openapi-security.ts";
-import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
+import { databaseUnavailable, rateLimited, withAge } from "../http/openapi-responses.ts";
 import { ttlCache } from "../http/ttl-cache.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
@@ -17,6 +17,7 @@ import { Email } from "../email.ts";
 import { requirePaired } from "../pairing.ts";
 import { indexProclamations, subsetBody } from "./served.ts";
 import { LICENSE_PAIR_SCHEMES } from "./license-pair-schemes.ts";
+import { limitFailedPairings } from "../rate-limit/failed-pairings.ts";
 
 const ProclamationHeaders = z.object({
   "x-license-key": LicenseKey.optional(),
@@ -47,6 +48,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
   const readEntitlement = batchWhileBusy((reads: Array<{ key: string; email: string }>, options) =>
     readEntitlements(deps.db, reads, options)
   );
+  app.use("/api/v2/proclamations", limitFailedPairings(deps));
   route(
     app,
     createRoute({
@@ -60,6 +62,8 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       responses: {
         200: withAge(jsonContent(z.array(Proclamation), "Proclamations with canonical frequency ids")),
         400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),
+        // Not the spec's: more than 10 failed pairings a minute from one client (rate-limit/failed-pairings.ts).
+        429: rateLimited,
         503: databaseUnavailable(
           "the database is unavailable and this instance has no last known answer: it never read the whole list, or never read this key and e-mail's entitlement",
         ),

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
-import { requestClientIp } from "../http/client-ip.ts";
+import { rateLimitIdentifier } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
 import { enforceLimit } from "./enforce-limit.ts";
 import type { LimitRule } from "./limiter.ts";
@@ -16,7 +16,7 @@ import type { LimitRule } from "./limiter.ts";
  */
 export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {
-    const headers = await enforceLimit(deps, rule, requestClientIp(c, deps.clientIpSource));
+    const headers = await enforceLimit(deps, rule, rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength));
     await next();
     setLimitHeaders(c, headers);
   };
@@ -35,7 +35,7 @@ export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
  */
 export function limitAlongside(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitAlongsideMiddleware(c, next) {
-    const client = requestClientIp(c, deps.clientIpSource);
+    const client = rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength);
     const refused = deps.limiter.isRefused(rule, client);
     const verdict = enforceLimit(deps, rule, client);
     if (refused) await verdict;

@@ -11,6 +11,7 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { requirePaired } from "../pairing.ts";
+import { limitFailedPairings } from "../rate-limit/failed-pairings.ts";
 import { limitAlongside, limitPassed } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
@@ -86,7 +87,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     return jsonText(body, 200, headers);
   });
 
-  app.use("/api/v2/schedule", limitAlongside(deps, RULES.legacySchedule));
+  app.use("/api/v2/schedule", limitAlongside(deps, RULES.legacySchedule), limitFailedPairings(deps));
   route(app, legacySchedule, async (c) => {
     // A missing parameter reads as "", which neither schema accepts.
     const email = Email.safeParse(normalizeEmail(c.req.query("email") ?? ""));

@@ -1,0 +1,89 @@
+/** The longest textual IP address (an IPv6 one ending in dotted IPv4); anything longer is not one. */
+const LONGEST_ADDRESS = 45;
+const IPV4 = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
+const HEX_GROUP = /^[0-9a-f]{1,4}$/;
+
+/** An IPv6 address as its eight 16-bit groups; undefined when `text` is not one (zones and brackets are not). */
+function ipv6Groups(text: string): number[] | undefined {
+  let body = text.toLowerCase();
+  const tail: number[] = [];
+  // A dotted IPv4 address may end an IPv6 one (`::ffff:192.0.2.1`): it is the last two groups.
+  const dotted = /^(.*:)([0-9.]+)$/.exec(body);
+  if (dotted && dotted[2].includes(".")) {
+    if (!IPV4.test(dotted[2])) return undefined;
+    const [a, b, c, d] = dotted[2].split(".").map(Number);
+    tail.push((a << 8) | b, (c << 8) | d);
+    body = dotted[1].endsWith("::") ? dotted[1] : dotted[1].slice(0, -1);
+  }
+  const halves = body.split("::");
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === "" ? [] : part.split(":"));
+  const head = parse(halves[0]);
+  const rest = halves.length === 2 ? parse(halves[1]) : [];
+  if (![...head, ...rest].every((group) => HEX_GROUP.test(group))) return undefined;
+  const explicit = head.length + rest.length + tail.length;
+  if (halves.length === 1 ? explicit !== 8 : explicit > 7) return undefined;
+  const zeros = new Array<number>(8 - explicit).fill(0);
+  return [...head.map((g) => parseInt(g, 16)), ...zeros, ...rest.map((g) => parseInt(g, 16)), ...tail];
+}
+
+/** Eight groups in RFC 5952's form: lower case, no leading zeros, the longest run of two or more zero groups (the first of equals) as `::`. */
+function rfc5952(groups: number[]): string {
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) [bestStart, bestLength] = [i, j - i];
+    i = j;
+  }
+  const hex = groups.map((group) => group.toString(16));
+  if (bestStart < 0) return hex.join(":");
+  return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
+}
+
+/** Whether eight groups are an IPv4-mapped IPv6 address (`::ffff:0:0/96`), which is the IPv4 client itself. */
+const isIpv4Mapped = (groups: number[]) => groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
+
+/**
+ * `text` as an IP address in its one canonical spelling, so one client cannot open several
+ * rate-limit buckets by respelling its address: IPv4 in dotted decimal, IPv4-mapped IPv6 (in any
+ * spelling: `::ffff:1.2.3.4`, `::ffff:0102:0304`, `0:0:0:0:0:ffff:102:304`) as that IPv4 address,
+ * any other IPv6 in RFC 5952's form. Undefined when it is not an address.
+ *
+ * @example
+ * canonicalIp("2001:0DB8:0:0:0:0:0:1"); // "2001:db8::1"
+ * canonicalIp("::ffff:0102:0304"); // "1.2.3.4"
+ */
+export function canonicalIp(text: string | undefined): string | undefined {
+  if (!text || text.length > LONGEST_ADDRESS) return undefined;
+  if (IPV4.test(text)) return text;
+  const groups = ipv6Groups(text);
+  if (!groups) return undefined;
+  if (isIpv4Mapped(groups)) return `${groups[6] >> 8}.${groups[6] & 255}.${groups[7] >> 8}.${groups[7] & 255}`;
+  return rfc5952(groups);
+}
+
+/**
+ * The rate-limit client of a canonical address: an IPv4 address itself, an IPv6 address the
+ * network of its first `prefixLength` bits, written `<network>/<length>` (`2001:db8:1:1::/64`).
+ * An end site holds at least a /64, so every address in it is one client; /128 is one address.
+ * Anything that is not an address is returned as it is (the `unknown` client).
+ *
+ * @example
+ * rateLimitClient("2001:db8:1:1::1e", 64); // "2001:db8:1:1::/64"
+ */
+export function rateLimitClient(address: string, prefixLength: number): string {
+  if (!address.includes(":")) return address;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  const network = groups.map((group, i) => {
+    const bits = Math.min(16, Math.max(0, prefixLength - i * 16));
+    return bits === 0 ? 0 : group & ((0xffff << (16 - bits)) & 0xffff);
+  });
+  return `${rfc5952(network)}/${prefixLength}`;
+}
