@@ -124,6 +124,13 @@ $$;
 
 
 --
+-- Name: FUNCTION categories_json(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.categories_json() IS 'GET /api/v2/categories: every category as {id, name, sortOrder}, ordered by sortOrder; [] when there is none.';
+
+
+--
 -- Name: check_block_weekday(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -344,6 +351,13 @@ $$;
 
 
 --
+-- Name: FUNCTION color_palettes_json(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.color_palettes_json() IS 'GET /api/v2/color-palettes: one palette per canonical frequency, as {solfeggioFrequencyId, colors}.';
+
+
+--
 -- Name: enqueue_email(text, text, text, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -457,6 +471,13 @@ $$;
 
 
 --
+-- Name: FUNCTION frequencies_json(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.frequencies_json() IS 'GET /api/v2/frequencies: the nine canonical frequencies (cadence.canonical_frequencies) as {id, name, value}, by id.';
+
+
+--
 -- Name: groups_json(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -468,6 +489,13 @@ CREATE FUNCTION cadence.groups_json() RETURNS json
                             order by g.sort_order, g.id), '[]')
   from public.groups as g
 $$;
+
+
+--
+-- Name: FUNCTION groups_json(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.groups_json() IS 'GET /api/v2/groups: every group as {id, name, sortOrder}, ordered by sortOrder; [] when there is none.';
 
 
 --
@@ -1059,6 +1087,13 @@ CREATE FUNCTION cadence.proclamations_json() RETURNS json
   join cadence.canonical_frequencies() as c on c.hz = f.hz
   left join cadence.palettes() as pal on pal.canonical_frequency_id = c.id
 $$;
+
+
+--
+-- Name: FUNCTION proclamations_json(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.proclamations_json() IS 'GET /api/v2/proclamations: every served proclamation (its frequency has a canonical id), with its canonical frequency id.';
 
 
 --

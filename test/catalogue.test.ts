@@ -70,3 +70,12 @@ describe("GET /api/v2/color-palettes", () => {
     }
   });
 });
+
+describe("the catalogue's JSON", () => {
+  it("is compact on every catalogue route, as on every other route", async () => {
+    for (const path of ["/api/v2/categories", "/api/v2/groups", "/api/v2/frequencies", "/api/v2/color-palettes", "/api/v2/proclamations"]) {
+      const { text, value } = await body(path);
+      expect(text, path).toBe(JSON.stringify(value));
+    }
+  });
+});
