@@ -296,6 +296,9 @@ describe("npm run sign (functions/cli/sign-onboarding.ts)", () => {
       { cwd: root, env: childEnv({ SIGNING_SECRET: SECRET }) },
     ).then(() => undefined, (error: { code: number; stderr: string }) => error);
     expect(failed?.code).toBe(1);
-    expect(failed?.stderr).toBe("Unknown option '--help'\nusage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]\n");
+    expect(failed?.stderr).toBe(
+      "Unknown option '--help'\nusage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]\n" +
+        "  [--scheme spec|standard-webhooks] [--idempotency-key <id>]\n",
+    );
   });
 });
