@@ -286,8 +286,30 @@ begin
     return;
   end if;
 
-  -- The row is locked only while the first request's onboarding transaction completes it: that
-  -- request is running, and waiting here could outlast the statement's deadline.
+  -- Read without a lock first: a replay, a mismatch or a live claim need none, so simultaneous
+  -- retries of a finished id never stand in each other's way.
+  select * into v_row from public.onboarding_idempotency_keys as k where k.source = p_source and k.id = p_id;
+  if not found then
+    -- Released between the insert and this read: the releasing request has just let go of it.
+    return query select 'busy', null::uuid, null::smallint, null::text, 1;
+    return;
+  end if;
+  if v_row.expires_at > p_now then
+    if v_row.body_sha256 <> p_body_sha256 then
+      return query select 'mismatch', null::uuid, null::smallint, null::text, null::integer;
+      return;
+    elsif v_row.response_status is not null then
+      return query select 'replay', null::uuid, v_row.response_status, v_row.response_body, null::integer;
+      return;
+    elsif v_row.claimed_until > p_now then
+      return query select 'busy', null::uuid, null::smallint, null::text,
+        greatest(1, ceil(extract(epoch from v_row.claimed_until - p_now)))::integer;
+      return;
+    end if;
+  end if;
+
+  -- Past its 24 hours, or its lease ran out (the request holding it died before completing): taken
+  -- over under the row lock. A row locked now is being completed or taken over by another request.
   select * into v_row from public.onboarding_idempotency_keys as k
   where k.source = p_source and k.id = p_id
   for update skip locked;
@@ -295,24 +317,19 @@ begin
     return query select 'busy', null::uuid, null::smallint, null::text, 1;
     return;
   end if;
-
   if v_row.expires_at <= p_now then
-    -- Past its 24 hours the id is new again, whether or not the purge has run yet.
+    -- The id is new again, whether or not the purge has run yet.
     update public.onboarding_idempotency_keys as k
     set body_sha256 = p_body_sha256, claim_token = v_token, claimed_until = p_now + make_interval(secs => p_lease_seconds),
         response_status = null, response_body = null, created_at = p_now, expires_at = p_now + interval '24 hours'
     where k.source = p_source and k.id = p_id;
     return query select 'claimed', v_token, null::smallint, null::text, null::integer;
-  elsif v_row.body_sha256 <> p_body_sha256 then
-    return query select 'mismatch', null::uuid, null::smallint, null::text, null::integer;
-  elsif v_row.response_status is not null then
-    return query select 'replay', null::uuid, v_row.response_status, v_row.response_body, null::integer;
-  elsif v_row.claimed_until > p_now then
-    return query select 'busy', null::uuid, null::smallint, null::text,
-      greatest(1, ceil(extract(epoch from v_row.claimed_until - p_now)))::integer;
+  elsif v_row.response_status is not null or v_row.claimed_until > p_now then
+    -- Completed or claimed anew between the two reads: the caller asks again and reads that.
+    return query select 'busy', null::uuid, null::smallint, null::text, 1;
   else
-    -- The lease ran out: the request that held it died before completing. Only the new token can
-    -- complete the row now (cadence.onboard_once checks it), so the two never both take effect.
+    -- Only the new token can complete the row now (cadence.onboard_once checks it), so the dead
+    -- request and its retry never both take effect.
     update public.onboarding_idempotency_keys as k
     set claim_token = v_token, claimed_until = p_now + make_interval(secs => p_lease_seconds)
     where k.source = p_source and k.id = p_id;
