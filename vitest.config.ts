@@ -12,6 +12,7 @@ const throughPooler = [
   "test/proclamations.test.ts",
   "test/onboarding.test.ts",
   "test/signature.test.ts",
+  "test/onboarding-retries.test.ts",
   "test/hardening/races.test.ts",
   "test/kiosk-status.test.ts",
   "test/hostile-values.test.ts",

@@ -67,6 +67,12 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     },
   },
   "public.webhook_nonces": { columns: { nonce: "", expires_at: "" } },
+  "public.onboarding_idempotency_keys": {
+    columns: {
+      source: "", id: "", body_sha256: "", claim_token: "", claimed_until: "", response_status: "", response_body: "",
+      created_at: "", expires_at: "",
+    },
+  },
   "public.email_outbox": {
     columns: {
       id: "", recipient: "", subject: "", text_body: "", html_body: "", status: "", attempts: "", last_error: "",

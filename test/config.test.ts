@@ -53,6 +53,16 @@ describe("configuration", () => {
     expect(() => parseConfig({ SIGNING_SECRET_PREVIOUS: "old-secret" })).toThrow(/SIGNING_SECRET_PREVIOUS/);
   });
 
+  it("accepts STANDARD_WEBHOOKS_SECRET as whsec_ and the base64 of 24 to 64 bytes, and refuses anything else", () => {
+    const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString("base64");
+    for (const bytes of [24, 32, 64]) {
+      expect(parseConfig({ STANDARD_WEBHOOKS_SECRET: `whsec_${base64Of(bytes)}` }).STANDARD_WEBHOOKS_SECRET).toBe(`whsec_${base64Of(bytes)}`);
+    }
+    for (const secret of [base64Of(32), `whsec_${base64Of(23)}`, `whsec_${base64Of(65)}`, "whsec_not base64!", `v1,whsec_${base64Of(32)}`]) {
+      expect(() => parseConfig({ STANDARD_WEBHOOKS_SECRET: secret })).toThrow(/STANDARD_WEBHOOKS_SECRET/);
+    }
+  });
+
   it("reads CLIENT_IP_HEADER in any case, as x-forwarded-for, x-forwarded-for:N, x-real-ip or cf-connecting-ip", () => {
     expect(parseConfig({}).CLIENT_IP_HEADER).toBeUndefined();
     expect(parseConfig({ CLIENT_IP_HEADER: "CF-Connecting-IP" }).CLIENT_IP_HEADER).toEqual({ name: "cf-connecting-ip", header: "cf-connecting-ip", fromRight: null });

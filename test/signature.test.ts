@@ -10,7 +10,7 @@ import { testClock } from "./support/clock.ts";
 import { childEnv } from "./support/child-env.ts";
 import { describeDirectOnly, freshDatabase, type TestDatabase } from "./support/database.ts";
 import { memoryMailer } from "./support/mailer.ts";
-import { ONBOARDING_PATH, SECRET, signedInit } from "./support/onboarding.ts";
+import { ONBOARDING_PATH, SECRET, signedInit, WEBHOOK_SECRET } from "./support/onboarding.ts";
 
 let database: TestDatabase;
 const clock = testClock();
@@ -282,10 +282,35 @@ describeDirectOnly("npm run sign (functions/cli/sign-onboarding.ts)", () => {
     );
     const body = lines[lines.indexOf("--data-raw") + 1];
     expect(JSON.parse(body)).toEqual({ email: "Curl.User@example.com", name: `O'Brien "Curl"` });
+    expect(headers["idempotency-key"]).toMatch(/^[0-9a-f-]{36}$/);
     const { request: live } = testApp(database.db, { signingSecret: SECRET, mailer: memoryMailer().mailer });
     const init = { method: "POST", headers, body };
     expect((await live(ONBOARDING_PATH, init)).status).toBe(200);
     expect((await live(ONBOARDING_PATH, init)).status).toBe(401);
+  });
+
+  it("prints a Standard Webhooks request with the given id, which the server accepts and answers again as a retry", async () => {
+    const root = new URL("../", import.meta.url).pathname;
+    const run = promisify(execFile);
+    const { stdout } = await run(
+      `${root}node_modules/.bin/deno`,
+      ["run", "--allow-env", "functions/cli/sign-onboarding.ts", "--scheme", "standard-webhooks", "--email", "Standard.Curl@example.com", "--idempotency-key", "msg_cli_1"],
+      { cwd: root, env: childEnv({ STANDARD_WEBHOOKS_SECRET: WEBHOOK_SECRET }) },
+    );
+    const { stdout: args } = await run("sh", ["-c", stdout.replace(/^curl/, "printf '%s\\n'")]);
+    const lines = args.trimEnd().split("\n");
+    const headers = Object.fromEntries(
+      lines.flatMap((line, i) => (lines[i - 1] === "-H" ? [line.split(/: (.*)/s).slice(0, 2)] : [])),
+    );
+    expect(headers["webhook-id"]).toBe("msg_cli_1");
+    expect(headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const init = { method: "POST", headers, body: lines[lines.indexOf("--data-raw") + 1] };
+    const { request: live } = testApp(database.db, { standardWebhooksSecret: WEBHOOK_SECRET, mailer: memoryMailer().mailer });
+    const first = await live(ONBOARDING_PATH, init);
+    expect(first.status).toBe(200);
+    const retry = await live(ONBOARDING_PATH, init);
+    expect(retry.status).toBe(200);
+    expect(await retry.text()).toBe(await first.text());
   });
 
   it("an unknown flag (--help) prints the usage and exits 1, without a stack trace", async () => {
@@ -296,6 +321,9 @@ describeDirectOnly("npm run sign (functions/cli/sign-onboarding.ts)", () => {
       { cwd: root, env: childEnv({ SIGNING_SECRET: SECRET }) },
     ).then(() => undefined, (error: { code: number; stderr: string }) => error);
     expect(failed?.code).toBe(1);
-    expect(failed?.stderr).toBe("Unknown option '--help'\nusage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]\n");
+    expect(failed?.stderr).toBe(
+      "Unknown option '--help'\nusage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]\n" +
+        "  [--scheme spec|standard-webhooks] [--idempotency-key <id>]\n",
+    );
   });
 });

@@ -11,6 +11,28 @@ describe("the memory limiter's counts of one window", () => {
     expect(counts.increment("203.0.113.7")).toBe(3);
   });
 
+  it("takes a refunded request back, never below zero, keeping every other address's count (a full table's probe chains intact)", () => {
+    const counts = new WindowCounts();
+    const expected = new Map<number, number>();
+    // Enough addresses to grow the table and crowd its probe chains; each counted 1 to 3 times.
+    for (let n = 0; n < 5_000; n++) {
+      for (let time = 0; time <= n % 3; time++) counts.increment(address(n * 7919));
+      expected.set(n * 7919, (n % 3) + 1);
+    }
+    // Refund every address once, and some of them down to zero and past it.
+    for (let n = 0; n < 5_000; n++) {
+      const times = n % 5 === 0 ? 4 : 1;
+      for (let time = 0; time < times; time++) counts.decrement(address(n * 7919));
+      expected.set(n * 7919, Math.max(0, expected.get(n * 7919)! - times));
+    }
+    for (const [n, count] of expected) expect(counts.count(address(n))).toBe(count);
+    counts.increment("ada@example.com");
+    counts.decrement("ada@example.com");
+    counts.decrement("ada@example.com");
+    expect(counts.count("ada@example.com")).toBe(0);
+    expect(counts.increment("ada@example.com")).toBe(1);
+  });
+
   it("reads a count without counting, 0 for an identifier not seen, IPv4 or not", () => {
     const counts = new WindowCounts();
     counts.increment("203.0.113.7");

@@ -29,9 +29,12 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
   app.use(
     "/api/*",
     cors({
-      allowHeaders: ["Content-Type", "If-None-Match", "x-license-key", "x-email", "x-timestamp", "x-nonce", "x-signature"],
+      allowHeaders: [
+        "Content-Type", "If-None-Match", "x-license-key", "x-email", "x-timestamp", "x-nonce", "x-signature",
+        "Idempotency-Key", "webhook-id", "webhook-timestamp", "webhook-signature",
+      ],
       allowMethods: ["GET", "POST", "PUT", "OPTIONS"],
-      exposeHeaders: ["ETag", "Age", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"],
+      exposeHeaders: ["ETag", "Age", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Idempotent-Replayed"],
       maxAgeSeconds: 86400,
     }),
   );

@@ -17,6 +17,17 @@ const milliseconds = (min: number, max: number) =>
     .min(min, { message: `must be at least ${min}` })
     .max(max, { message: `must be at most ${max}` });
 
+/** Whether `text` is canonical base64 of `min` to `max` bytes. */
+function isBase64OfBytes(text: string, min: number, max: number): boolean {
+  if (text.length % 4 !== 0) return false;
+  try {
+    const bytes = atob(text).length;
+    return bytes >= min && bytes <= max;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The environment Cadence reads, validated once at the entry.
  * Everything below the entry receives the parsed `Config`, never the environment.
@@ -37,6 +48,18 @@ export const configSchema = z
     SIGNING_SECRET: z.string().min(1).optional(),
     /** The onboarding secret being rotated out, accepted beside SIGNING_SECRET until it is removed. */
     SIGNING_SECRET_PREVIOUS: z.string().min(1).optional(),
+    /**
+     * The onboarding webhook's Standard Webhooks secret, `whsec_` and the base64 of 24 to 64 bytes,
+     * as platforms (Svix and others) generate it. Its own variable: the platform makes it, and it is
+     * used as decoded bytes where SIGNING_SECRET is used as text, so neither can stand for the other.
+     */
+    STANDARD_WEBHOOKS_SECRET: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, { message: "must be whsec_ followed by the base64 secret" })
+      .refine((secret) => isBase64OfBytes(secret.slice("whsec_".length), 24, 64), {
+        message: "must be whsec_ followed by the base64 of 24 to 64 bytes",
+      })
+      .optional(),
     TRUST_PROXY: flag.default(false),
     /** The header a trusted proxy names the client in (http/client-ip.ts); unset: TRUST_PROXY decides. */
     CLIENT_IP_HEADER: ClientIpHeader.optional(),

@@ -25,6 +25,8 @@ export interface Deps {
   signingSecret?: string;
   /** The secret being rotated out: accepted as `signingSecret` is until the operator removes it. */
   signingSecretPrevious?: string;
+  /** The onboarding webhook's Standard Webhooks secret (`whsec_...`); without it that scheme verifies nothing. */
+  standardWebhooksSecret?: string;
   /** Where routes note each kiosk call they answer (public.kiosk_status), written off the request path. */
   sightings: KioskSightings;
   /** Supabase Auth, when Cadence runs on it: each onboarded account becomes an Auth user. */

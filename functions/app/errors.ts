@@ -36,6 +36,11 @@ export const failures = {
   name_invalid: [400, { message: "name must be a string of at most 120 characters" }],
   invalid_signature: [401, { error: "invalid signature" }],
   account_not_created: [500, { message: "the account could not be created" }],
+  // Safe retries of onboarding (Idempotency-Key, or Standard Webhooks' webhook-id): not in the spec,
+  // which names no id; only a request that carries one can meet them.
+  idempotency_key_invalid: [400, { message: "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces" }],
+  idempotency_key_in_progress: [409, { message: "a request with this idempotency key is still in progress; retry shortly" }],
+  idempotency_key_reused: [422, { message: "this idempotency key was already used with a different request body" }],
 } as const satisfies Record<string, readonly [number, { message: string } | { error: string }]>;
 
 export type FailureCode = keyof typeof failures;

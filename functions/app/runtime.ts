@@ -80,6 +80,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     mailer: mailerFromConfig(config),
     signingSecret: config.SIGNING_SECRET,
     signingSecretPrevious: config.SIGNING_SECRET_PREVIOUS,
+    standardWebhooksSecret: config.STANDARD_WEBHOOKS_SECRET,
     sightings,
     authUsers: authUsersFromConfig(config),
   };

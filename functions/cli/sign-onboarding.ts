@@ -1,28 +1,45 @@
-// `npm run sign -- --email ada@example.com [--name "Ada"] [--url http://localhost:8000]`:
-// signs an onboarding request with SIGNING_SECRET using Cadence's own signing code and prints a
-// curl command that sends it (valid once, for 300 seconds).
+// `npm run sign -- --email ada@example.com [--name "Ada"] [--url http://localhost:8000]
+//   [--scheme spec|standard-webhooks] [--idempotency-key <id>]`: signs an onboarding request with
+// Cadence's own signing code and prints a curl command that sends it (within 300 seconds). Under the
+// spec's scheme (SIGNING_SECRET) it carries an Idempotency-Key; under Standard Webhooks
+// (STANDARD_WEBHOOKS_SECRET) the webhook-id is that id. Either way a fresh UUID unless given: to retry
+// a request whose answer was lost, sign it again with the same --idempotency-key and the same body.
 import { ConfigError, parseConfig } from "../app/config.ts";
-import { curlCommand, signOnboardingRequest } from "../app/onboarding/signed-request.ts";
+import { curlCommand, signOnboardingRequest, signStandardWebhookRequest } from "../app/onboarding/signed-request.ts";
 import { type CommandLine, commandLine } from "./command-line.ts";
 
-const usage = "usage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]";
+const usage = [
+  "usage: sign-onboarding --email <address> [--name <display name>] [--url <base url>]",
+  "  [--scheme spec|standard-webhooks] [--idempotency-key <id>]",
+].join("\n");
 const cli: CommandLine = commandLine(usage, 1);
 
 const values = cli.flags({
   email: { type: "string" },
   name: { type: "string" },
   url: { type: "string", default: "http://localhost:8000" },
+  scheme: { type: "string", default: "spec" },
+  "idempotency-key": { type: "string" },
 });
 if (!values.email) cli.fail(usage);
+if (values.scheme !== "spec" && values.scheme !== "standard-webhooks") cli.fail(`--scheme must be spec or standard-webhooks\n${usage}`);
 
-let secret: string | undefined;
+let config;
 try {
-  secret = parseConfig(Deno.env.toObject()).SIGNING_SECRET;
+  config = parseConfig(Deno.env.toObject());
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   cli.fail(error.message);
 }
-if (!secret) cli.fail("SIGNING_SECRET is not set: export the secret shared with the server");
 
 const body = JSON.stringify(values.name === undefined ? { email: values.email } : { email: values.email, name: values.name });
-console.log(curlCommand(values.url, await signOnboardingRequest(secret, body)));
+const id = values["idempotency-key"] ?? crypto.randomUUID();
+if (values.scheme === "standard-webhooks") {
+  const secret = config.STANDARD_WEBHOOKS_SECRET;
+  if (!secret) cli.fail("STANDARD_WEBHOOKS_SECRET is not set: export the whsec_ secret shared with the server");
+  console.log(curlCommand(values.url, signStandardWebhookRequest(secret, body, { id })));
+} else {
+  const secret = config.SIGNING_SECRET;
+  if (!secret) cli.fail("SIGNING_SECRET is not set: export the secret shared with the server");
+  console.log(curlCommand(values.url, await signOnboardingRequest(secret, body, { idempotencyKey: id })));
+}

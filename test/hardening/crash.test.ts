@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FULL_KEY_IN_TEXT, ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
+import { FULL_KEY_IN_TEXT, ONBOARDING_PATH, SECRET, signedInit, standardInit, WEBHOOK_SECRET } from "../support/onboarding.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 import { startResendStub } from "../support/resend-stub.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
@@ -100,5 +100,68 @@ describe("POST /api/v2/automations/create/account when the server is killed mid-
     for (const { key } of keys) {
       expect(resend.received.some((mail) => mail.body.text.includes(key))).toBe(true);
     }
+  }, 120_000);
+});
+
+describe("POST /api/v2/automations/create/account with an id, when the server is killed between the key and the answer", () => {
+  let database: TestDatabase;
+  let server: RunningServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+  });
+
+  it("answers the retry after a restart with the first answer: one account, one key, one e-mail", async () => {
+    database = await freshDatabase();
+    // The answer goes out after the e-mail's first send: a mail API that holds the send keeps the
+    // request between its commit and its answer, where the kill lands.
+    let arrived: () => void = () => {};
+    const held = await startResendStub({ delayMs: 600_000, onArrival: () => arrived() });
+    const env = (resendUrl: string) => ({
+      DATABASE_URL: database.url,
+      SIGNING_SECRET: SECRET,
+      STANDARD_WEBHOOKS_SECRET: WEBHOOK_SECRET,
+      TRUST_PROXY: "true",
+      MAILER: "resend",
+      RESEND_API_KEY: "re_test",
+      RESEND_API_URL: resendUrl,
+    });
+    for (const scheme of ["idempotency-key", "webhook-id"] as const) {
+      const email = `crash-between-${scheme}@example.com`;
+      const id = crypto.randomUUID();
+      const init = async (ip: string) =>
+        scheme === "idempotency-key"
+          ? signedInit({ email }, { nowMs: Date.now(), idempotencyKey: id, ip })
+          : standardInit({ email }, { nowMs: Date.now(), id, ip });
+      const sending = new Promise<void>((resolve) => (arrived = resolve));
+      server = await startServer(env(held.url));
+      const lost = fetch(server.url + ONBOARDING_PATH, await init("203.0.113.200")).then((response) => response.status, () => 0);
+      await Promise.race([sending, lost]);
+      await server.kill();
+      expect(await lost).toBe(0);
+
+      const resend = await startResendStub();
+      server = await startServer(env(resend.url));
+      try {
+        const retry = await fetch(server.url + ONBOARDING_PATH, await init("203.0.113.201"));
+        expect(retry.status).toBe(200);
+        expect(retry.headers.get("idempotent-replayed")).toBe("true");
+        const { user_id } = await retry.json();
+        const [effects] = await database.db.query<{ accounts: number; keys: number; emails: number; account: string }>(
+          `select (select count(*)::int from public.accounts where email = $1) as accounts,
+                  (select min(id::text) from public.accounts where email = $1) as account,
+                  (select count(*)::int from public.license_keys where email = $1) as keys,
+                  (select count(*)::int from public.email_outbox where recipient = $1) as emails`,
+          [email],
+        );
+        console.log(`crash between key and answer, ${scheme}: retry ${retry.status}, ${effects.accounts} account, ${effects.keys} key, ${effects.emails} e-mail`);
+        expect(effects).toEqual({ accounts: 1, account: user_id, keys: 1, emails: 1 });
+      } finally {
+        await server.stop();
+        server = undefined;
+        await resend.stop();
+      }
+    }
+    await held.stop();
   }, 120_000);
 });

@@ -977,7 +977,10 @@ export interface operations {
     createAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description With the spec's signature: carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, sends and counts nothing; the same key with another body is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -988,19 +991,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Account ready; a new license key is on its way by e-mail */
+            /** @description Account ready; a new license key is on its way by e-mail. A retry of an id gets this first answer again */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` on an answer replayed to a retry of an Idempotency-Key or webhook-id: nothing was carried out again */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OnboardingResponse"];
                 };
             };
-            /** @description `request body is required`, `invalid JSON body`, `email is required`, or an invalid e-mail or name */
+            /** @description `request body is required`, `invalid JSON body`, `email is required`, an invalid e-mail or name, or a malformed Idempotency-Key */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1012,7 +1017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
-            /** @description `invalid signature`, whatever the cause */
+            /** @description `invalid signature`, whatever the cause, and for a request carrying both schemes' headers */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1036,8 +1041,33 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
+            /** @description `a request with this idempotency key is still in progress; retry shortly` */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
             /** @description `request body must not exceed 64 KiB` */
             413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `this idempotency key was already used with a different request body`: nothing was changed */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1061,12 +1091,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
-            /** @description `the account could not be created` */
+            /** @description `the account could not be created`: nothing was carried out and no e-mail's limit used; retry with the same id */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -40,12 +40,14 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
 export const unlimitedLimiter: RateLimiter = {
   limit: (rule) => Promise.resolve({ success: true, limit: rule.limit, remaining: rule.limit, reset: 0 }),
   isRefused: () => false,
+  refund: () => Promise.resolve(),
 };
 
 /** A limiter whose store is down: every check fails, and each rule's fail mode decides. */
 export const downLimiter: RateLimiter = {
   limit: () => Promise.reject(new LimiterUnavailable("down")),
   isRefused: () => false,
+  refund: () => Promise.reject(new LimiterUnavailable("down")),
 };
 
 /** Sightings nobody writes: suites about kiosk status give the app a real writer (kioskSightings). */

@@ -11,15 +11,17 @@ export interface ReceivedEmail {
 /**
  * A local stand-in for Resend's HTTP API (`POST /emails`) on 127.0.0.1: it records each request
  * and answers 200 with an id, or with `status` while `failWith` is set, as Resend does on errors.
- * `delayMs` makes every answer slow, so a test can catch deliveries in flight.
+ * `delayMs` makes every answer slow, so a test can catch deliveries in flight; `onArrival` is told
+ * when a request has come in, before that delay.
  */
-export async function startResendStub(options: { delayMs?: number } = {}) {
+export async function startResendStub(options: { delayMs?: number; onArrival?: () => void } = {}) {
   const received: ReceivedEmail[] = [];
   let failure: { status: number; remaining: number } | undefined;
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (chunk) => (raw += chunk));
     req.on("end", async () => {
+      options.onArrival?.();
       if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       res.setHeader("content-type", "application/json");
       if (failure && failure.remaining > 0) {
@@ -40,6 +42,11 @@ export async function startResendStub(options: { delayMs?: number } = {}) {
     failWith(status: number, times = 1) {
       failure = { status, remaining: times };
     },
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Requests still held by `delayMs` would keep close() waiting.
+        server.closeAllConnections();
+      }),
   };
 }

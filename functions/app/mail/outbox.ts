@@ -2,6 +2,7 @@ import { type AuthLinkPorts, type LinkReport, linkPendingAccounts } from "../aut
 import { retryDelayMs } from "../backoff.ts";
 import { sqlTimestamp } from "../db/database.ts";
 import { errorMessage } from "../log.ts";
+import { purgeOnboardingKeys } from "../onboarding/store.ts";
 import type { Mailer } from "./mailer.ts";
 
 /**
@@ -84,14 +85,20 @@ export interface DeliveryReport {
   failed: number;
   /** Accounts linked to (or still failing to reach) Supabase Auth; present only with Auth configured. */
   authUsers?: LinkReport;
+  /** Onboarding ids past their 24 hours, deleted by this pass; present only when there were some. */
+  idempotencyKeysPurged?: number;
 }
+
+/** Expired onboarding ids deleted per statement: each statement stays short beside the requests. */
+const PURGE_BATCH = 1_000;
 
 /**
  * Sends every pending e-mail whose next attempt is due, one claimed row at a time (each claim its
  * own lease), until none is due, `max` rows were tried, or `budgetMs` has passed. Safe to run in
  * several workers at once: a row is claimed by one of them only. With Supabase Auth configured,
  * it then links up to `max` accounts whose Auth user onboarding could not create: the same pass
- * retries everything onboarding leaves to do after its commit.
+ * retries everything onboarding leaves to do after its commit. Last, it deletes the onboarding ids
+ * (Idempotency-Key, webhook-id) past their 24 hours.
  *
  * @example
  * const report = await deliverPending(deps);
@@ -109,5 +116,13 @@ export async function deliverPending(
     report[await send(ports, row)] += 1;
   }
   if (ports.authUsers) report.authUsers = await linkPendingAccounts(ports, { max });
+  // The pass that runs on a schedule anyway also bounds the onboarding ids' table: ids are purged
+  // batch by batch until none is expired or the budget is spent.
+  let purged = 0;
+  for (let batch = PURGE_BATCH; batch === PURGE_BATCH && ports.now() < deadline; ) {
+    batch = await purgeOnboardingKeys(ports.db, ports.now(), PURGE_BATCH);
+    purged += batch;
+  }
+  if (purged > 0) report.idempotencyKeysPurged = purged;
   return report;
 }

@@ -21,6 +21,18 @@ export const OnboardingRequest = z
 export const OnboardingResponse = z
   .object({ success: z.boolean(), message: z.string(), user_id: z.string() })
   .openapi("OnboardingResponse");
+export type OnboardingResponse = z.infer<typeof OnboardingResponse>;
+
+/** The 200's message. */
+export const ONBOARDED_MESSAGE = "account ready; the license key is on its way by e-mail";
+
+/**
+ * The 200's exact text for an account: one function, so the answer a retry replays (stored by
+ * cadence.onboard_once from `onboardingAnswer("{user_id}")`) and the one without an id are the same bytes.
+ */
+export function onboardingAnswer(userId: string): string {
+  return JSON.stringify({ success: true, message: ONBOARDED_MESSAGE, user_id: userId } satisfies OnboardingResponse);
+}
 
 export const SignatureError = z.object({ error: z.string() }).openapi("SignatureError", {
   example: { error: "invalid signature" },

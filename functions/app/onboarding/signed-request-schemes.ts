@@ -1,7 +1,11 @@
 import type { HeaderScheme } from "../http/openapi-security.ts";
 import { MAX_SKEW_SECONDS, NONCE, ONBOARDING_PATH, SIGNATURE, TIMESTAMP } from "./signature.ts";
+import { WEBHOOK_ID } from "./standard-webhooks.ts";
 
-/** The onboarding webhook's three signed headers, as the OpenAPI document describes them (section 5 item 6). */
+/**
+ * The onboarding webhook's signed headers, as the OpenAPI document describes them: the spec's three
+ * (section 5 item 6), and Standard Webhooks' three, the other way to sign; a request uses one.
+ */
 export const SIGNED_REQUEST_SCHEMES = {
   onboardingTimestamp: {
     name: "x-timestamp",
@@ -18,6 +22,26 @@ export const SIGNED_REQUEST_SCHEMES = {
       `five parts joined by a newline (\`\\n\`), in this order: \`POST\`, the path \`${ONBOARDING_PATH}\`, the x-timestamp value, the x-nonce value,`,
       "and the raw request body exactly as sent (its bytes, not a re-serialisation).",
       "Any failure (missing, malformed, expired, replayed or incorrect) is `401 {\"error\":\"invalid signature\"}`.",
+    ].join(" "),
+  },
+  webhookId: {
+    name: "webhook-id",
+    description: [
+      `Standard Webhooks (standardwebhooks.com), the other way to sign: the message id (\`${WEBHOOK_ID.source}\`), signed with the request: see webhookSignature.`,
+      "A repeated webhook-id is a retry: it gets the first answer again and carries nothing out again (24 hours).",
+      "Never send these headers together with x-timestamp, x-nonce or x-signature: such a request is 401.",
+    ].join(" "),
+  },
+  webhookTimestamp: {
+    name: "webhook-timestamp",
+    description: `Standard Webhooks: Unix epoch seconds, within ${MAX_SKEW_SECONDS} seconds of the server clock either way. Signed with the request: see webhookSignature.`,
+  },
+  webhookSignature: {
+    name: "webhook-signature",
+    description: [
+      "Standard Webhooks: space-separated `v1,<base64>` entries (several while the sender rotates its secret; one valid entry is enough),",
+      "each the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the `whsec_` secret",
+      "shared with the automation platform (STANDARD_WEBHOOKS_SECRET). Any failure is `401 {\"error\":\"invalid signature\"}`.",
     ].join(" "),
   },
 } satisfies Record<string, HeaderScheme>;

@@ -1,4 +1,5 @@
 import { ONBOARDING_PATH, signRequest } from "./signature.ts";
+import { signStandardWebhook } from "./standard-webhooks.ts";
 
 export interface SignedRequest {
   headers: Record<string, string>;
@@ -8,16 +9,17 @@ export interface SignedRequest {
 
 /**
  * Signs an onboarding request the way integrators must: for tests, the signing command and
- * anyone embedding Cadence's own code.
+ * anyone embedding Cadence's own code. With `idempotencyKey`, the request is carried out once for
+ * that key: a retry re-signs the same body with the same key (and a new nonce).
  *
  * @example
- * const signed = await signOnboardingRequest(secret, JSON.stringify({ email: "ada@example.com" }));
+ * const signed = await signOnboardingRequest(secret, JSON.stringify({ email: "ada@example.com" }), { idempotencyKey: crypto.randomUUID() });
  * await fetch(`${baseUrl}/api/v2/automations/create/account`, { method: "POST", ...signed });
  */
 export async function signOnboardingRequest(
   secret: string,
   body: string,
-  options: { nowMs?: number; nonce?: string } = {},
+  options: { nowMs?: number; nonce?: string; idempotencyKey?: string } = {},
 ): Promise<SignedRequest> {
   const timestamp = String(Math.floor((options.nowMs ?? Date.now()) / 1000));
   const nonce = options.nonce ?? crypto.randomUUID();
@@ -28,9 +30,26 @@ export async function signOnboardingRequest(
       "x-timestamp": timestamp,
       "x-nonce": nonce,
       "x-signature": signature,
+      ...(options.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }),
     },
     body,
   };
+}
+
+/**
+ * Signs an onboarding request with Standard Webhooks (`whsec_` secret), as a platform such as Svix
+ * does: `webhook-id` is the id a retry repeats; the same request sent again within 300 s gets the
+ * first answer.
+ *
+ * @example
+ * const signed = signStandardWebhookRequest("whsec_...", JSON.stringify({ email: "ada@example.com" }), { id: "msg_1" });
+ */
+export function signStandardWebhookRequest(
+  secret: string,
+  body: string,
+  options: { nowMs?: number; id?: string } = {},
+): SignedRequest {
+  return { headers: { "content-type": "application/json", ...signStandardWebhook(secret, body, options) }, body };
 }
 
 /** Quotes a string for a POSIX shell. */
@@ -39,7 +58,8 @@ function shellQuote(text: string): string {
 }
 
 /**
- * A curl command line that sends `signed` to `baseUrl`; valid once, within 300 s of signing.
+ * A curl command line that sends `signed` to `baseUrl`, within 300 s of signing: once under the
+ * spec's scheme (its nonce is spent); under Standard Webhooks, again as a retry.
  *
  * @example
  * console.log(curlCommand("http://localhost:8000", signed));

@@ -35,6 +35,12 @@ export interface RateLimiter {
    * without asking the store: its next check is a refusal too (answered from memory).
    */
   isRefused(rule: LimitRule, identifier: string): boolean;
+  /**
+   * Gives back one request of `identifier` counted in `rule`'s window that ends at `reset` (the
+   * `reset` its check reported), for a request the service itself failed; nothing once that window
+   * is over, so a refund never lends the next window a request. Rejects with `LimiterUnavailable`.
+   */
+  refund(rule: LimitRule, identifier: string, reset: number): Promise<void>;
 }
 
 /** The store did not answer in time or failed; the rule's `failMode` decides what happens. */

@@ -32,6 +32,11 @@ export function memoryLimiter(now: () => number = Date.now): RateLimiter {
         reset: (bucket + 1) * rule.windowMs,
       });
     },
+    refund(rule: LimitRule, identifier: string, reset: number): Promise<void> {
+      const window = windows.get(rule.name);
+      if (window && (window.bucket + 1) * rule.windowMs === reset) window.counts.decrement(identifier);
+      return Promise.resolve();
+    },
     isRefused(rule: LimitRule, identifier: string): boolean {
       const window = windows.get(rule.name);
       return window?.bucket === Math.floor(now() / rule.windowMs) && window.counts.count(identifier) > rule.limit;

@@ -104,6 +104,19 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
       const reset = result.reset || (Math.floor(Date.now() / rule.windowMs) + 1) * rule.windowMs;
       return { success: result.success, limit: rule.limit, remaining: result.remaining, reset };
     },
+    async refund(rule: LimitRule, identifier: string, reset: number): Promise<void> {
+      // The library's windows follow Date.now(), as `limit` above does: past `reset` the counted window is gone.
+      if (Date.now() >= reset) return;
+      // A negative rate is the library's refund (its fixed-window script runs INCRBY with it, and
+      // the ephemeral cache forgets the client's refusal): one command, only when a request failed.
+      let result: Awaited<ReturnType<Ratelimit["limit"]>>;
+      try {
+        result = await instanceFor(rule).limit(identifier, { rate: -1 });
+      } catch (error) {
+        throw unavailable(error);
+      }
+      if (result.reason === "timeout") throw unavailable(new LimiterUnavailable(`no answer within ${options.timeoutMs} ms`));
+    },
     isRefused(rule: LimitRule, identifier: string): boolean {
       const until = refusals.get(rule.name)?.get(`${prefixOf(rule)}:${identifier}`);
       return until !== undefined && until > Date.now();

@@ -44,6 +44,40 @@ export class WindowCounts {
     return this.#counts[slot];
   }
 
+  /** Takes one request of `identifier` back (a refund), never below zero. */
+  decrement(identifier: string): void {
+    const address = ipv4(identifier);
+    if (address === null) {
+      const count = this.#others.get(identifier) ?? 0;
+      if (count > 1) this.#others.set(identifier, count - 1);
+      else this.#others.delete(identifier);
+      return;
+    }
+    const slot = this.#slotOf(address);
+    if (this.#counts[slot] > 1) this.#counts[slot]--;
+    else if (this.#counts[slot] === 1) this.#free(slot);
+  }
+
+  /**
+   * Frees `slot` without breaking a probe chain (backward-shift deletion): each later entry of the
+   * run moves into the hole when the hole lies between its home slot and where it sits.
+   */
+  #free(slot: number): void {
+    const mask = this.#counts.length - 1;
+    this.#counts[slot] = 0;
+    this.#stored--;
+    let hole = slot;
+    for (let next = (slot + 1) & mask; this.#counts[next] !== 0; next = (next + 1) & mask) {
+      const home = Math.imul(this.#addresses[next], GOLDEN) >>> this.#shift;
+      if (((next - home) & mask) >= ((next - hole) & mask)) {
+        this.#addresses[hole] = this.#addresses[next];
+        this.#counts[hole] = this.#counts[next];
+        this.#counts[next] = 0;
+        hole = next;
+      }
+    }
+  }
+
   /** The count of `identifier` in this window so far, without counting a request. */
   count(identifier: string): number {
     const address = ipv4(identifier);
