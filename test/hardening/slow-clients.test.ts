@@ -69,8 +69,11 @@ describe("POST /api/v2/license and POST /api/v2/automations/create/account again
       expect(response.status).toBe(413);
       expect(JSON.parse(response.body)).toEqual({ message: "request body must not exceed 64 KiB" });
     });
+  }
 
-    it(`answers 408 to a body trickled slower than the ${BODY_DEADLINE_MS / 1000} s deadline on ${path}`, async () => {
+  for (const path of ["/api/v2/license", "/api/v2/automations/create/account"]) {
+    // Concurrent: each waits out the real deadline on its own connection and address.
+    it.concurrent(`answers 408 to a body trickled slower than the ${BODY_DEADLINE_MS / 1000} s deadline on ${path}`, async () => {
       const response = await rawRequest(
         server.url,
         `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Forwarded-For: 192.0.2.${100 + path.length}\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n{`,
@@ -86,7 +89,7 @@ describe("POST /api/v2/license and POST /api/v2/automations/create/account again
     }, 40_000);
   }
 
-  it("keeps answering other clients while twenty slow clients hold their connections open", async () => {
+  it.concurrent("keeps answering other clients while twenty slow clients hold their connections open", async () => {
     const slow = Array.from({ length: 20 }, (_, i) =>
       rawRequest(
         server.url,
