@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimUnlinkedAccounts, linkAuthUser, markAuthLinkFailed } from "../functions/app/auth-users/store.ts";
 import { enqueueHookEmails } from "../functions/app/auth-hook/store.ts";
-import { readEntitlements } from "../functions/app/catalogue/store.ts";
+import { readEntitlements } from "../functions/app/proclamations/store.ts";
 import type { Database } from "../functions/app/db/database.ts";
 import { isUnavailable } from "../functions/app/db/unavailable.ts";
 import { recordSightings } from "../functions/app/kiosk/store.ts";

@@ -2,10 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Deps } from "../deps.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
-import { ageHeader } from "../http/last-known-good.ts";
+import { ageHeader } from "../http/age-header.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
-import { ttlCache } from "../http/ttl-cache.ts";
+import { ttlCache } from "../kiosk-read/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
 

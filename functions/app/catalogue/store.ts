@@ -1,6 +1,4 @@
-import { rowsByRead } from "../batch-while-busy.ts";
-import type { Database, QueryOptions } from "../db/database.ts";
-import type { PairingOutcome } from "../pairing.ts";
+import type { Database } from "../db/database.ts";
 
 /** The catalogue payloads, serialised by Postgres (cadence.*_json), as JSON text. */
 export const catalogueQueries = {
@@ -21,23 +19,4 @@ export type CatalogueRead = keyof typeof catalogueQueries;
 export async function readCatalogue(db: Database, read: CatalogueRead): Promise<string> {
   const [row] = await db.query<{ body: string }>(catalogueQueries[read]);
   return JSON.stringify(JSON.parse(row.body));
-}
-
-/** A pairing outcome, with the ids of the proclamations assigned to the account when paired. */
-export interface Entitlement {
-  outcome: PairingOutcome;
-  ids: string[] | null;
-}
-
-/**
- * Many entitlement reads in one statement (`batchWhileBusy` gathers them): for each key and
- * e-mail, what one call of cadence.entitlements answers.
- */
-export async function readEntitlements(db: Database, reads: ReadonlyArray<{ key: string; email: string }>, options?: QueryOptions) {
-  const rows = await db.query<Entitlement & { n: string }>(
-    "select e.n, e.outcome, to_json(e.ids::text[]) as ids from cadence.entitlements($1::text[], $2::text[]) as e",
-    [reads.map((read) => read.key), reads.map((read) => read.email)],
-    options,
-  );
-  return rowsByRead<Entitlement>(reads.length, rows);
 }

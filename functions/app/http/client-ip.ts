@@ -1,13 +1,7 @@
 import type { Context } from "hono";
 import * as z from "zod";
 import { canonicalIp, rateLimitClient } from "./ip-address.ts";
-import type { Env } from "./route.ts";
-
-/** What the entry hands the app about the connection (Hono's `c.env`). */
-export interface ConnectionInfo {
-  /** The socket peer's address. */
-  remoteAddr?: string;
-}
+import type { ConnectionInfo, Env } from "./route.ts";
 
 /**
  * The client of every request whose chosen header is missing or not an IP address. It is one

@@ -1,6 +1,11 @@
 import type { Context } from "hono";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
-import type { ConnectionInfo } from "./client-ip.ts";
+
+/** What the entry hands the app about the connection (Hono's `c.env`). */
+export interface ConnectionInfo {
+  /** The socket peer's address. */
+  remoteAddr?: string;
+}
 
 /**
  * `clientIp`: the request's client IP, once worked out (`requestClientIp`); `limitPassed`: the

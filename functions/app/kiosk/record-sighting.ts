@@ -1,7 +1,7 @@
 import type { Context } from "hono";
-import type { Deps } from "../deps.ts";
-import { requestClientIp, UNKNOWN_CLIENT } from "../http/client-ip.ts";
+import { type ClientIpSource, requestClientIp, UNKNOWN_CLIENT } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
+import type { KioskSightings } from "./sightings.ts";
 
 /**
  * The one line a route handler adds to record that a kiosk called with `key` and was answered:
@@ -11,7 +11,7 @@ import type { Env } from "../http/route.ts";
  * const seen = sightingRecorder(deps);
  * seen(c, key, version);
  */
-export function sightingRecorder(deps: Deps): (c: Context<Env>, key: string, version?: string) => void {
+export function sightingRecorder(deps: { sightings: KioskSightings; clientIpSource: ClientIpSource }): (c: Context<Env>, key: string, version?: string) => void {
   return function seen(c, key, version) {
     const ip = requestClientIp(c, deps.clientIpSource);
     deps.sightings.saw(key, ip === UNKNOWN_CLIENT ? null : ip, version);

@@ -1,11 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ErrorMessage } from "../http/error-message.ts";
-import { batchWhileBusy } from "../batch-while-busy.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
-import { ageHeader, type Known, lastKnownGood } from "../http/last-known-good.ts";
+import { ageHeader } from "../http/age-header.ts";
+import { kioskRead } from "../kiosk-read/kiosk-read.ts";
+import type { Known } from "../kiosk-read/last-known-good.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
@@ -27,21 +28,24 @@ export const VALIDATION_KEPT_MS = 24 * 60 * 60_000;
 /** Sections 4.3 and 4.6: license validation and the kiosk's system name, each rate limited first. */
 export function licenseRoutes(app: App, deps: Deps): void {
   const seen = sightingRecorder(deps);
-  // Validations without a system name are batched while a statement runs (see validateLicenses).
-  const checkBatched = batchWhileBusy((inputs: ValidationInput[], options) => validateLicenses(deps.db, inputs, options));
-  // A pair validated within VALIDATION_KEPT_MS answers as it did then while the database is
-  // unavailable: 10,000 pairs, each a few hundred bytes (key, e-mail, owner's e-mail), 4 MiB at most.
-  // Its last_validated_at is not written then: it keeps the last validation the database recorded.
-  const lastValid = lastKnownGood<Validation>({
-    capacity: 10_000,
-    maxBytes: 4 << 20,
-    sizeOf: (known) => known.outcome === "valid" ? known.ownerEmail.length : 0,
-    maxAgeMs: VALIDATION_KEPT_MS,
-    now: deps.now,
+  // Validations without a system name are a kiosk read (see validateLicenses): batched while a
+  // statement runs, and a pair validated within VALIDATION_KEPT_MS answers as it did then while the
+  // database is unavailable: 10,000 pairs, each a few hundred bytes (key, e-mail, owner's e-mail),
+  // 4 MiB at most. Its last_validated_at is not written then: it keeps the last validation recorded.
+  const validations = kioskRead({
+    batch: (inputs: ValidationInput[], options) => validateLicenses(deps.db, inputs, options),
+    lastKnownGood: {
+      capacity: 10_000,
+      maxBytes: 4 << 20,
+      sizeOf: (known: Validation) => known.outcome === "valid" ? known.ownerEmail.length : 0,
+      maxAgeMs: VALIDATION_KEPT_MS,
+      now: deps.now,
+      keep: (known: Validation) => known.outcome === "valid",
+    },
   });
   const check = (input: ValidationInput): Promise<Known<Validation>> =>
     input.systemName === null
-      ? lastValid.read(`${input.key}\n${input.email}`, () => checkBatched(input), (known) => known.outcome === "valid")
+      ? validations(`${input.key}\n${input.email}`, (read) => read(input))
       : checkInDatabase(deps.db, input).then((value) => ({ value, age: null }));
 
   app.use("/api/v2/license", limitByIp(deps, RULES.license), limitFailedPairings(deps));

@@ -1,21 +1,23 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Proclamation } from "../catalogue/schemas.ts";
 import { ErrorMessage } from "../http/error-message.ts";
-import { type Entitlement, readCatalogue, readEntitlements } from "../catalogue/store.ts";
-import { batchWhileBusy } from "../batch-while-busy.ts";
+import { readCatalogue } from "../catalogue/store.ts";
 import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
-import { ageHeader, lastKnownGood, oldest } from "../http/last-known-good.ts";
+import { ageHeader } from "../http/age-header.ts";
+import { kioskRead } from "../kiosk-read/kiosk-read.ts";
+import { oldest } from "../kiosk-read/last-known-good.ts";
 import { headerSchemes } from "../http/openapi-security.ts";
 import { databaseUnavailable, rateLimited, withAge } from "../http/openapi-responses.ts";
-import { ttlCache } from "../http/ttl-cache.ts";
+import { ttlCache } from "../kiosk-read/ttl-cache.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
 import { requirePaired } from "../pairing.ts";
 import { indexProclamations, subsetBody } from "./served.ts";
+import { type Entitlement, readEntitlements } from "./store.ts";
 import { LICENSE_PAIR_SCHEMES } from "./license-pair-schemes.ts";
 import { limitFailedPairings } from "../rate-limit/failed-pairings.ts";
 
@@ -37,17 +39,18 @@ export function proclamationRoutes(app: App, deps: Deps): void {
     deps.catalogueTtlMs,
     deps.now,
   );
-  // The last entitlement answered per key and e-mail, for a database outage: 10,000 pairs of a few
-  // ids each, at most 4 MiB of ids.
-  const lastEntitlements = lastKnownGood<Entitlement | null>({
-    capacity: 10_000,
-    maxBytes: 4 << 20,
-    sizeOf: (known) => (known?.ids ?? []).reduce((bytes, id) => bytes + id.length + 16, 0),
-    now: deps.now,
+  // A kiosk read: batched while a statement runs, and the last entitlement answered per key and
+  // e-mail served during a database outage: 10,000 pairs of a few ids each, at most 4 MiB of ids.
+  const entitlements = kioskRead({
+    batch: (reads: Array<{ key: string; email: string }>, options) => readEntitlements(deps.db, reads, options),
+    lastKnownGood: {
+      capacity: 10_000,
+      maxBytes: 4 << 20,
+      sizeOf: (known: Entitlement | null) => (known?.ids ?? []).reduce((bytes, id) => bytes + id.length + 16, 0),
+      now: deps.now,
+      keep: (known: Entitlement | null) => known?.outcome === "paired" && known.ids !== null,
+    },
   });
-  const readEntitlement = batchWhileBusy((reads: Array<{ key: string; email: string }>, options) =>
-    readEntitlements(deps.db, reads, options)
-  );
   app.use("/api/v2/proclamations", limitFailedPairings(deps));
   route(
     app,
@@ -80,11 +83,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       const headers = ProclamationHeaders.safeParse({ "x-license-key": key.trim(), "x-email": email.trim() });
       if (!headers.success) throw new Failure("not_authorized");
       const read = { key: headers.data["x-license-key"]!, email: headers.data["x-email"]! };
-      const { value: entitlement, age } = await lastEntitlements.read(
-        `${read.key}\n${read.email}`,
-        () => readEntitlement(read),
-        (known) => known?.outcome === "paired" && known.ids !== null,
-      );
+      const { value: entitlement, age } = await entitlements(`${read.key}\n${read.email}`, (entitled) => entitled(read));
       requirePaired(entitlement?.outcome);
       if (!entitlement?.ids) throw new Failure("not_authorized");
       seen(c, read.key);

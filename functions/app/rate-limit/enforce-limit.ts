@@ -1,6 +1,5 @@
-import type { Deps } from "../deps.ts";
 import { Failure } from "../errors.ts";
-import { type LimitResult, type LimitRule, LimiterUnavailable } from "./limiter.ts";
+import { type LimitPorts, type LimitResult, type LimitRule, LimiterUnavailable } from "./limiter.ts";
 
 /** Retry-After on a fail-closed refusal: long enough for Redis to reconnect, short enough not to stall a webhook. */
 const RETRY_WHILE_UNAVAILABLE_S = 10;
@@ -30,7 +29,7 @@ export interface CountedRequest {
  * const headers = await enforceLimit(deps, RULES.onboardingPerEmail, normalizeEmail(email));
  */
 export async function enforceLimit(
-  deps: Pick<Deps, "limiter" | "now">,
+  deps: Pick<LimitPorts, "limiter" | "now">,
   rule: LimitRule,
   identifier: string,
 ): Promise<Record<string, string>> {
@@ -46,7 +45,7 @@ export async function enforceLimit(
  * try { await work(); } catch (error) { await counted.refund(); throw error; }
  */
 export async function countRequest(
-  deps: Pick<Deps, "limiter" | "now"> & Partial<Pick<Deps, "log">>,
+  deps: Pick<LimitPorts, "limiter" | "now" | "log">,
   rule: LimitRule,
   identifier: string,
 ): Promise<CountedRequest> {

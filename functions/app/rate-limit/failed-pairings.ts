@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
-import type { Deps } from "../deps.ts";
 import { Failure, failureResponse, type FailureCode } from "../errors.ts";
 import { rateLimitIdentifier } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
 import { enforceLimit } from "./enforce-limit.ts";
+import type { LimitPorts } from "./limiter.ts";
 import { RULES } from "./rules.ts";
 
 /**
@@ -31,7 +31,7 @@ const FAILED_PAIRINGS = new Set<FailureCode>([
  * @example
  * app.use("/api/v2/proclamations", limitFailedPairings(deps));
  */
-export function limitFailedPairings(deps: Deps): MiddlewareHandler<Env> {
+export function limitFailedPairings(deps: LimitPorts): MiddlewareHandler<Env> {
   return async function limitFailedPairingsMiddleware(c, next) {
     await next();
     // Hono has already answered a thrown failure through onError; `c.error` says which it was.

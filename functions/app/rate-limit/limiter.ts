@@ -1,3 +1,5 @@
+import type { ClientIpSource } from "../http/client-ip.ts";
+import type { Logger } from "../log.ts";
 /** The outcome of one rate-limit check, as @upstash/ratelimit reports it. */
 export interface LimitResult {
   success: boolean;
@@ -21,6 +23,20 @@ export interface LimitRule {
   limit: number;
   windowMs: number;
   failMode: FailMode;
+}
+
+/**
+ * What limiting a request needs of the app: the limiter, the clock, the log (for refunds that
+ * fail), and where a request's client IP comes from. `Deps` has all of it; the rate-limit room
+ * names only this, so it never depends on the app that assembles it.
+ */
+export interface LimitPorts {
+  limiter: RateLimiter;
+  now: () => number;
+  log?: Logger;
+  clientIpSource: ClientIpSource;
+  /** How many leading bits of an IPv6 client's address name its bucket (IPV6_RATE_LIMIT_PREFIX; default 64). */
+  ipv6PrefixLength?: number;
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Deps } from "../deps.ts";
 import { rateLimitIdentifier } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
 import { enforceLimit } from "./enforce-limit.ts";
-import type { LimitRule } from "./limiter.ts";
+import type { LimitPorts, LimitRule } from "./limiter.ts";
 
 /**
  * Limits the route by client IP before any other work on it (spec section 7 rule 2): a request
@@ -14,7 +13,7 @@ import type { LimitRule } from "./limiter.ts";
  * @example
  * app.use("/api/v2/license", limitByIp(deps, RULES.license));
  */
-export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
+export function limitByIp(deps: LimitPorts, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {
     const headers = await enforceLimit(deps, rule, rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength));
     await next();
@@ -33,7 +32,7 @@ export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
  * @example
  * app.use("/api/v2/licenses/:licenseKey/schedule", limitAlongside(deps, RULES.licenseSchedule));
  */
-export function limitAlongside(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
+export function limitAlongside(deps: LimitPorts, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitAlongsideMiddleware(c, next) {
     const client = rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength);
     const refused = deps.limiter.isRefused(rule, client);

@@ -4,7 +4,7 @@ import type { Deps } from "../deps.ts";
 import { Email, normalizeEmail } from "../email.ts";
 import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
-import { ageHeader } from "../http/last-known-good.ts";
+import { ageHeader } from "../http/age-header.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, rateLimited, versioned, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";

@@ -1,4 +1,4 @@
-import type { QueryOptions } from "./db/database.ts";
+import type { QueryOptions } from "../db/database.ts";
 
 /**
  * The most reads one statement (or one rate-limit script call) answers; more waiting go in the

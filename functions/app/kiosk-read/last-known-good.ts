@@ -66,8 +66,3 @@ export function lastKnownGood<V>(options: LastKnownGoodOptions<V>) {
 export function oldest(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : Math.max(a, b);
 }
-
-/** The `Age` header of an answer: present only on a last known good one. */
-export function ageHeader(age: number | null): Record<string, string> {
-  return age === null ? {} : { age: String(age) };
-}
