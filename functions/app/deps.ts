@@ -9,6 +9,11 @@ import type { RateLimiter } from "./rate-limit/limiter.ts";
 /** The ports and settings the app is built from; the entry assembles them from the parsed config. */
 export interface Deps {
   db: Database;
+  /**
+   * The same database for single writes (a system name, a validation that sets one), through a lane
+   * of fewer connections than the pool (db/write-lane.ts), so a burst of writes never starves reads.
+   */
+  writes: Database;
   limiter: RateLimiter;
   log: Logger;
   /** The clock, in epoch milliseconds. */

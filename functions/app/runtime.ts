@@ -1,6 +1,7 @@
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import { writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
 import { migrate } from "./db/migrate.ts";
 import { openPostgres } from "./db/postgres.ts";
@@ -50,11 +51,15 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   let db: Database;
   let database: string;
   const deadlineMs = config.DATABASE_DEADLINE_MS;
+  // A Postgres pool of 10 connections (5 per instance through Supabase's pooler), of which single
+  // writes may hold all but the few kept for the batched kiosk reads (db/write-lane.ts).
+  const pooled = (url: string, max: number, transactionPooler: boolean) =>
+    withAvailability(writeLane(openPostgres(url, { max, transactionPooler, deadlineMs }), writeSlots(max, deadlineMs)), log);
   if (config.DATABASE_URL) {
-    db = withAvailability(openPostgres(config.DATABASE_URL, { max: 10, deadlineMs }), log);
+    db = pooled(config.DATABASE_URL, 10, false);
     database = "postgres (DATABASE_URL)";
   } else if (config.SUPABASE_DB_URL) {
-    db = withAvailability(openPostgres(config.SUPABASE_DB_URL, { max: 5, transactionPooler: true, deadlineMs }), log);
+    db = pooled(config.SUPABASE_DB_URL, 5, true);
     database = "supabase (SUPABASE_DB_URL)";
   } else {
     const { openPglite } = await importOptional<typeof import("./db/pglite.ts")>(new URL("./db/pglite.ts", import.meta.url));
@@ -71,6 +76,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const sightings = kioskSightings({ db, now, log, keepAlive, flushEveryMs: config.SIGHTINGS_FLUSH_MS });
   const deps: Deps = {
     db,
+    writes: writesOf(db),
     limiter: limiter.limiter,
     log,
     now,

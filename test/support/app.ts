@@ -26,6 +26,7 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
   const now = overrides.now ?? Date.now;
   return {
     db,
+    writes: db,
     limiter: memoryLimiter(now),
     log: memoryLogger().log,
     now,

@@ -23,6 +23,8 @@ export interface QueryOptions {
    * and running together stay within one bound. Default: now.
    */
   askedAt?: number;
+  /** A single write, which may hold only the connections a write lane allows (db/write-lane.ts). */
+  write?: boolean;
 }
 
 /** A clock reading (epoch milliseconds, as `Deps.now` gives it) as a timestamptz parameter. */

@@ -46,7 +46,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
   const check = (input: ValidationInput): Promise<Known<Validation>> =>
     input.systemName === null
       ? validations(`${input.key}\n${input.email}`, (read) => read(input))
-      : checkInDatabase(deps.db, input).then((value) => ({ value, age: null }));
+      : checkInDatabase(deps.writes, input).then((value) => ({ value, age: null }));
 
   app.use("/api/v2/license", limitByIp(deps, RULES.license), limitFailedPairings(deps));
   route(
@@ -110,7 +110,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
         if (error instanceof Failure && bodyFailuresAsInvalidName.has(error.code)) throw new Failure("invalid_name");
         throw error;
       });
-      const named = await setSystemName(deps.db, c.req.param().licenseKey, body);
+      const named = await setSystemName(deps.writes, c.req.param().licenseKey, body);
       seen(c, c.req.param().licenseKey);
       return json(named);
     },
