@@ -15,6 +15,7 @@ import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
 import { deliverPending } from "./mail/outbox.ts";
 import { createLimiter } from "./rate-limit/create-limiter.ts";
+import { venueAllowances } from "./rate-limit/venues.ts";
 
 /** How often the local server retries queued e-mails that are due. */
 export const OUTBOX_SWEEP_MS = 60_000;
@@ -69,9 +70,12 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const keepAlive = edgeRuntimeKeepAlive();
   const limiter = await createLimiter(config, log, now, keepAlive);
   const sightings = kioskSightings({ db, now, log, keepAlive });
+  // Read now, in the background: the first requests are limited at the spec's limits meanwhile.
+  const venues = venueAllowances({ db, log });
   const deps: Deps = {
     db,
     limiter: limiter.limiter,
+    venues,
     log,
     now,
     clientIpSource: clientIpSource(config, onSupabase),
@@ -94,6 +98,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer" },
     async close() {
       clearInterval(sweeper);
+      venues.close();
       await limiter.close();
       // What kiosks were seen doing since the last write: written before the database goes.
       await sightings.close();

@@ -21,6 +21,11 @@ export interface LimitRule {
   limit: number;
   windowMs: number;
   failMode: FailMode;
+  /**
+   * A kiosk route's rule: a registered venue address gets `limit` times its kiosks, counted in one
+   * bucket for the whole registration (rate-limit/venue-limit.ts). Unset: the limit is the same for everyone.
+   */
+  perKiosk?: boolean;
 }
 
 /**

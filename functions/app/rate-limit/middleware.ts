@@ -2,11 +2,12 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Deps } from "../deps.ts";
 import { requestClientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
-import { enforceLimit } from "./enforce-limit.ts";
 import type { LimitRule } from "./limiter.ts";
+import { enforceClientLimit, venueLimit } from "./venue-limit.ts";
 
 /**
- * Limits the route by client IP before any other work on it (spec section 7 rule 2): a request
+ * Limits the route by client IP (a registered venue address: by its registration, `venueLimit`)
+ * before any other work on it (spec section 7 rule 2): a request
  * over `rule` gets 429 with Retry-After, and every answer of the route, refusals included, carries
  * the RateLimit-* headers. A limit checked inside the handler (`enforceLimit`) that set its own
  * RateLimit-* headers keeps them, as it is the narrower one.
@@ -16,7 +17,7 @@ import type { LimitRule } from "./limiter.ts";
  */
 export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {
-    const headers = await enforceLimit(deps, rule, requestClientIp(c, deps.clientIpSource));
+    const headers = await enforceClientLimit(deps, rule, requestClientIp(c, deps.clientIpSource));
     await next();
     setLimitHeaders(c, headers);
   };
@@ -36,8 +37,9 @@ export function limitByIp(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
 export function limitAlongside(deps: Deps, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitAlongsideMiddleware(c, next) {
     const client = requestClientIp(c, deps.clientIpSource);
-    const refused = deps.limiter.isRefused(rule, client);
-    const verdict = enforceLimit(deps, rule, client);
+    const applied = venueLimit(deps, rule, client);
+    const refused = deps.limiter.isRefused(applied.rule, applied.identifier);
+    const verdict = enforceClientLimit(deps, rule, client, applied);
     if (refused) await verdict;
     const passed = verdict.then(() => {});
     // Both are settled below or by the handler; a refusal must not surface as unhandled meanwhile.
