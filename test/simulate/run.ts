@@ -33,7 +33,7 @@ function estimate(options: CostOptions) {
     "",
     "| profile | per month | per kiosk-month | limits exceeded |",
     "|---|---|---|---|",
-    ...profiles.map((p) => `| ${p.name} | ${usd(p.total)} | ${usd(p.perKioskMonth).replace(/(\.\d{2})$/, "$1")} (${p.perKioskMonth}) | ${p.exceeds.join("; ") || "none"} |`),
+    ...profiles.map((p) => `| ${p.name} | ${usd(p.total)} | $${p.perKioskMonth.toFixed(4)} | ${p.exceeds.join("; ") || "none"} |`),
     "",
   ];
   const holds = profiles.filter((p) => p.exceeds.length === 0);
