@@ -131,6 +131,29 @@ COMMENT ON FUNCTION cadence.categories_json() IS 'GET /api/v2/categories: every 
 
 
 --
+-- Name: change_author(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.change_author() RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- An account holder through the Data API carries JWT claims; staff in the dashboard, and the API,
+  -- are named by their database login (session_user: the definer's rights do not change it).
+  return coalesce('account holder ' || (select auth.uid())::text, 'role ' || session_user);
+end
+$$;
+
+
+--
+-- Name: FUNCTION change_author(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.change_author() IS 'Who makes the current change: "account holder <auth user id>" for a signed-in holder, else "role <database login>". For audit columns.';
+
+
+--
 -- Name: check_block_weekday(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -229,6 +252,89 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_is_normalised: refuses a new or changed system name that is not in cadence.system_name_form, or is empty in it.';
+
+
+--
+-- Name: check_venue_address(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.check_venue_address() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_holder boolean := pg_catalog.current_setting('role', true) = 'authenticated';
+  v_author text := cadence.change_author();
+  v_account public.accounts;
+  v_taken record;
+  v_registered bigint;
+  v_active bigint;
+begin
+  -- Serialises an account's registrations, so two concurrent ones cannot both fit under its key
+  -- count; NO KEY UPDATE leaves the foreign-key checks of other tables on this row unblocked.
+  select * into v_account from public.accounts as a where a.id = new.account_id for no key update;
+
+  select v.network, v.account_id = new.account_id as own into v_taken
+    from public.venue_addresses as v
+   where v.network && new.network and v.id is distinct from new.id
+   limit 1;
+  if found then
+    raise exception using
+      errcode = 'exclusion_violation',
+      constraint = 'venue_addresses_do_not_overlap',
+      message = pg_catalog.format('venue address %s overlaps %s, %s', new.network, v_taken.network,
+        case when v_taken.own then 'already registered to this account: change that registration''s kiosks instead'
+             else 'registered to another account' end);
+  end if;
+
+  -- The pairing rule decides which keys are the account's (cadence.key_belongs_to); candidates
+  -- through indexes first.
+  select pg_catalog.count(*) into v_active
+    from public.license_keys as k
+   where (k.account_id = v_account.id or pg_catalog.lower(k.email) = pg_catalog.lower(v_account.email))
+     and cadence.key_belongs_to(k, v_account) and k.active;
+  select coalesce(pg_catalog.sum(v.kiosks), 0) into v_registered
+    from public.venue_addresses as v where v.account_id = new.account_id and v.id is distinct from new.id;
+  if v_registered + new.kiosks > v_active then
+    raise exception using
+      errcode = 'check_violation',
+      constraint = 'venue_addresses_hold_at_most_the_active_keys',
+      message = pg_catalog.format('venue addresses of this account would hold %s kiosks, but it has %s active license keys: nobody gains a larger allowance than the kiosks they run',
+        v_registered + new.kiosks, v_active);
+  end if;
+
+  if v_holder and not exists (
+    select
+      from public.kiosk_sightings as s
+      join public.license_keys as k on k.key = s.license_key
+     where s.last_seen_ip <<= new.network
+       and (k.account_id = v_account.id or pg_catalog.lower(k.email) = pg_catalog.lower(v_account.email))
+       and cadence.key_belongs_to(k, v_account)) then
+    raise exception using
+      errcode = 'check_violation',
+      constraint = 'venue_address_was_seen_from_the_account',
+      message = pg_catalog.format('venue address %s: no kiosk of this account has called from it; register the address your kiosks call from (public.kiosk_status.last_seen_ip)', new.network);
+  end if;
+
+  if tg_op = 'INSERT' then
+    new.created_at := pg_catalog.now();
+    new.created_by := v_author;
+  else
+    new.created_at := old.created_at;
+    new.created_by := old.created_by;
+  end if;
+  new.updated_at := pg_catalog.now();
+  new.updated_by := v_author;
+  return new;
+end
+$$;
+
+
+--
+-- Name: FUNCTION check_venue_address(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.check_venue_address() IS 'Trigger: refuses a venue address that overlaps another, holds more kiosks than the account''s active keys, or (for an account holder) no kiosk of the account was seen from; dates and attributes the change.';
 
 
 SET default_tablespace = '';
@@ -1285,6 +1391,31 @@ COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at time
 
 
 --
+-- Name: record_venue_address_change(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.record_venue_address_change() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+declare
+  v_row public.venue_addresses := case when tg_op = 'DELETE' then old else new end;
+begin
+  insert into public.venue_address_changes (venue_address_id, account_id, change, network, kiosks, changed_by)
+  values (v_row.id, v_row.account_id, pg_catalog.lower(tg_op), v_row.network, v_row.kiosks, cadence.change_author());
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION record_venue_address_change(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.record_venue_address_change() IS 'Trigger: records each change of public.venue_addresses in public.venue_address_changes.';
+
+
+--
 -- Name: record_webhook_nonce(text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -1868,6 +1999,27 @@ COMMENT ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) IS
 
 
 --
+-- Name: venue_allowances(integer); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.venue_allowances(p_most integer) RETURNS TABLE(network text, kiosks integer)
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  -- The whole table in one read, largest allowances first, so a table past `p_most` rows drops
+  -- the smallest (those venues fall back to the spec's limit, never to more).
+  select v.network::text, v.kiosks from public.venue_addresses as v order by v.kiosks desc, v.network limit p_most
+$$;
+
+
+--
+-- Name: FUNCTION venue_allowances(p_most integer); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.venue_allowances(p_most integer) IS 'Every registered venue address (text) and its kiosks, at most p_most, largest first: what each API instance caches for the rate limits.';
+
+
+--
 -- Name: account_proclamations; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2299,6 +2451,101 @@ COMMENT ON COLUMN public.schedules.type IS 'daily or weekly. Blocks of a weekly 
 
 
 --
+-- Name: venue_address_changes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.venue_address_changes (
+    id bigint NOT NULL,
+    venue_address_id uuid NOT NULL,
+    account_id uuid NOT NULL,
+    change text NOT NULL,
+    network cidr NOT NULL,
+    kiosks integer NOT NULL,
+    changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    changed_by text NOT NULL,
+    CONSTRAINT venue_address_change_is_a_verb CHECK ((change = ANY (ARRAY['insert'::text, 'update'::text, 'delete'::text])))
+);
+
+
+--
+-- Name: TABLE venue_address_changes; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.venue_address_changes IS 'Written by a trigger, do not edit: every insert, update and delete of public.venue_addresses, when and by whom.';
+
+
+--
+-- Name: venue_address_changes_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.venue_address_changes ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.venue_address_changes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: venue_addresses; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.venue_addresses (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    account_id uuid NOT NULL,
+    network cidr NOT NULL,
+    kiosks integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_by text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_by text NOT NULL,
+    CONSTRAINT venue_address_holds_at_least_one_kiosk CHECK ((kiosks >= 1)),
+    CONSTRAINT venue_address_is_at_most_an_ipv4_24_or_ipv6_48 CHECK (
+CASE family((network)::inet)
+    WHEN 4 THEN (masklen((network)::inet) >= 24)
+    ELSE (masklen((network)::inet) >= 48)
+END)
+);
+
+
+--
+-- Name: TABLE venue_addresses; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.venue_addresses IS 'Venue addresses: an IP or CIDR range and the kiosks behind it; the kiosk routes allow it kiosks x the spec''s per-address rate limit. Staff edit in the dashboard; holders through the Data API. Rules in cadence.check_venue_address.';
+
+
+--
+-- Name: COLUMN venue_addresses.network; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.venue_addresses.network IS 'An IP (203.0.113.7/32) or range (203.0.113.0/28), at most an IPv4 /24 or IPv6 /48, overlapping no other registration.';
+
+
+--
+-- Name: COLUMN venue_addresses.kiosks; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.venue_addresses.kiosks IS 'Kiosks behind the address; the account''s registrations hold at most its active license keys.';
+
+
+--
+-- Name: COLUMN venue_addresses.created_by; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.venue_addresses.created_by IS 'Who registered it: "account holder <auth user id>" or "role <database login>" (set by a trigger).';
+
+
+--
+-- Name: COLUMN venue_addresses.updated_by; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.venue_addresses.updated_by IS 'Who changed it last, as created_by (set by a trigger).';
+
+
+--
 -- Name: webhook_nonces; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2461,6 +2708,30 @@ ALTER TABLE ONLY public.schedules
 
 
 --
+-- Name: venue_address_changes venue_address_changes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.venue_address_changes
+    ADD CONSTRAINT venue_address_changes_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: venue_addresses venue_addresses_do_not_overlap; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.venue_addresses
+    ADD CONSTRAINT venue_addresses_do_not_overlap EXCLUDE USING gist (network inet_ops WITH &&);
+
+
+--
+-- Name: venue_addresses venue_addresses_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.venue_addresses
+    ADD CONSTRAINT venue_addresses_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: webhook_nonces webhook_nonces_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2557,6 +2828,20 @@ CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USI
 --
 
 COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (owner link, else stored e-mail), regardless of case.';
+
+
+--
+-- Name: venue_address_changes_account_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX venue_address_changes_account_idx ON public.venue_address_changes USING btree (account_id, changed_at);
+
+
+--
+-- Name: venue_addresses_account_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX venue_addresses_account_idx ON public.venue_addresses USING btree (account_id);
 
 
 --
@@ -2665,6 +2950,20 @@ CREATE TRIGGER system_name_is_normalised BEFORE INSERT OR UPDATE OF system_name 
 
 
 --
+-- Name: venue_addresses venue_address_changes; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER venue_address_changes AFTER INSERT OR DELETE OR UPDATE ON public.venue_addresses FOR EACH ROW EXECUTE FUNCTION cadence.record_venue_address_change();
+
+
+--
+-- Name: venue_addresses venue_address_rules; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER venue_address_rules BEFORE INSERT OR UPDATE ON public.venue_addresses FOR EACH ROW EXECUTE FUNCTION cadence.check_venue_address();
+
+
+--
 -- Name: account_proclamations assignment_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2761,6 +3060,14 @@ ALTER TABLE ONLY public.schedule_payloads
 
 
 --
+-- Name: venue_addresses venue_address_belongs_to_an_account; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.venue_addresses
+    ADD CONSTRAINT venue_address_belongs_to_an_account FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
 -- Name: schedule_blocks Account holders can add blocks to their own schedules; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -2789,6 +3096,13 @@ CREATE POLICY "Account holders can change their own schedules" ON public.schedul
 
 
 --
+-- Name: venue_addresses Account holders can change their own venue addresses; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can change their own venue addresses" ON public.venue_addresses FOR UPDATE TO authenticated USING ((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id))) WITH CHECK ((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)));
+
+
+--
 -- Name: schedule_block_proclamations Account holders can change what their blocks play, if entitled; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -2814,6 +3128,13 @@ CREATE POLICY "Account holders can delete the blocks of their own schedules" ON 
 --
 
 CREATE POLICY "Account holders can delete their own schedules" ON public.schedules FOR DELETE TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR cadence.holder_owns_key(license_key)));
+
+
+--
+-- Name: venue_addresses Account holders can delete their own venue addresses; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can delete their own venue addresses" ON public.venue_addresses FOR DELETE TO authenticated USING ((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)));
 
 
 --
@@ -2887,10 +3208,24 @@ CREATE POLICY "Account holders can read their own schedules" ON public.schedules
 
 
 --
+-- Name: venue_addresses Account holders can read their own venue addresses; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read their own venue addresses" ON public.venue_addresses FOR SELECT TO authenticated USING ((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)));
+
+
+--
 -- Name: schedule_block_proclamations Account holders can read what their blocks play; Type: POLICY; Schema: public; Owner: -
 --
 
 CREATE POLICY "Account holders can read what their blocks play" ON public.schedule_block_proclamations FOR SELECT TO authenticated USING ((block_id = ANY (( SELECT cadence.holder_block_ids() AS holder_block_ids)::uuid[])));
+
+
+--
+-- Name: venue_addresses Account holders can register venue addresses for their account; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can register venue addresses for their account" ON public.venue_addresses FOR INSERT TO authenticated WITH CHECK ((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)));
 
 
 --
@@ -2991,6 +3326,18 @@ ALTER TABLE public.schedule_payloads ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.schedules ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: venue_address_changes; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.venue_address_changes ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: venue_addresses; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.venue_addresses ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: webhook_nonces; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -3037,6 +3384,13 @@ GRANT ALL ON FUNCTION cadence.categories_json() TO service_role;
 
 
 --
+-- Name: FUNCTION change_author(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.change_author() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION check_block_weekday(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3055,6 +3409,13 @@ REVOKE ALL ON FUNCTION cadence.check_schedule_type_change() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION cadence.check_system_name_form() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION check_venue_address(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.check_venue_address() FROM PUBLIC;
 
 
 --
@@ -3393,6 +3754,13 @@ GRANT ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at ti
 
 
 --
+-- Name: FUNCTION record_venue_address_change(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.record_venue_address_change() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION record_webhook_nonce(p_nonce text, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3514,6 +3882,14 @@ GRANT ALL ON FUNCTION cadence.validate_license(p_key text, p_email text, p_syste
 
 REVOKE ALL ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION venue_allowances(p_most integer); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.venue_allowances(p_most integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.venue_allowances(p_most integer) TO service_role;
 
 
 --
@@ -3761,6 +4137,69 @@ GRANT SELECT(type),INSERT(type),UPDATE(type) ON TABLE public.schedules TO authen
 --
 
 GRANT SELECT(created_at) ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: TABLE venue_addresses; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT DELETE ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(id) ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.account_id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(account_id),INSERT(account_id) ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.network; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(network),INSERT(network),UPDATE(network) ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.kiosks; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(kiosks),INSERT(kiosks),UPDATE(kiosks) ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.created_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(created_at) ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.created_by; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(created_by) ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.updated_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(updated_at) ON TABLE public.venue_addresses TO authenticated;
+
+
+--
+-- Name: COLUMN venue_addresses.updated_by; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(updated_by) ON TABLE public.venue_addresses TO authenticated;
 
 
 --

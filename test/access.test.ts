@@ -66,6 +66,16 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
       schedule_is_current: "select", state: "select",
     },
   },
+  "public.venue_addresses": {
+    columns: {
+      id: "select", account_id: "select insert", network: "select insert update", kiosks: "select insert update",
+      created_at: "select", created_by: "select", updated_at: "select", updated_by: "select",
+    },
+    delete: true,
+  },
+  "public.venue_address_changes": {
+    columns: { id: "", venue_address_id: "", account_id: "", change: "", network: "", kiosks: "", changed_at: "", changed_by: "" },
+  },
   "public.webhook_nonces": { columns: { nonce: "", expires_at: "" } },
   "public.onboarding_idempotency_keys": {
     columns: {
@@ -103,6 +113,10 @@ const holderPolicies = [
   "public.schedule_block_proclamations update: Account holders can change what their blocks play, if entitled",
   "public.schedule_block_proclamations delete: Account holders can remove proclamations from their blocks",
   "public.kiosk_sightings select: Account holders can read the sightings of their own keys",
+  "public.venue_addresses select: Account holders can read their own venue addresses",
+  "public.venue_addresses insert: Account holders can register venue addresses for their account",
+  "public.venue_addresses update: Account holders can change their own venue addresses",
+  "public.venue_addresses delete: Account holders can delete their own venue addresses",
 ];
 
 /** The views `authenticated` reads: each runs as its reader, so its tables' policies apply. */

@@ -5,6 +5,7 @@ import type { KioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
+import type { VenueAllowances } from "./rate-limit/venues.ts";
 
 /** The ports and settings the app is built from; the entry assembles them from the parsed config. */
 export interface Deps {
@@ -15,6 +16,11 @@ export interface Deps {
    */
   writes: Database;
   limiter: RateLimiter;
+  /**
+   * The registered venue addresses (public.venue_addresses), read in the background: a kiosk route
+   * allows one its kiosks times the spec's limit. Absent: every address has the spec's limits.
+   */
+  venues?: VenueAllowances;
   log: Logger;
   /** The clock, in epoch milliseconds. */
   now: () => number;

@@ -16,6 +16,7 @@ import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
 import { deliverPending } from "./mail/outbox.ts";
 import { createLimiter } from "./rate-limit/create-limiter.ts";
+import { venueAllowances } from "./rate-limit/venues.ts";
 
 /** How often the local server retries queued e-mails that are due. */
 export const OUTBOX_SWEEP_MS = 60_000;
@@ -74,10 +75,13 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const keepAlive = edgeRuntimeKeepAlive();
   const limiter = await createLimiter(config, log, now, keepAlive);
   const sightings = kioskSightings({ db, now, log, keepAlive, flushEveryMs: config.SIGHTINGS_FLUSH_MS });
+  // Read now, in the background: the first requests are limited at the spec's limits meanwhile.
+  const venues = venueAllowances({ db, log });
   const deps: Deps = {
     db,
     writes: writesOf(db),
     limiter: limiter.limiter,
+    venues,
     log,
     now,
     catalogueTtlMs: config.CATALOGUE_TTL_MS,
@@ -103,6 +107,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer", ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
     async close() {
       clearInterval(sweeper);
+      venues.close();
       await limiter.close();
       // What kiosks were seen doing since the last write: written before the database goes.
       await sightings.close();

@@ -15,3 +15,18 @@ export async function billedRedisCommands(port: number): Promise<number> {
   for (const [, name, count] of stdout.matchAll(/^cmdstat_([^:]+):calls=(\d+),/gm)) if (name !== "info") calls += Number(count);
   return calls;
 }
+
+/**
+ * Bytes the redis-server on `port` has read from and written to its clients since it started or
+ * since `CONFIG RESETSTAT` (INFO stats total_net_input_bytes + total_net_output_bytes): what a
+ * command costs on the wire, for a plan's bandwidth limit. Includes the few KB of the INFO calls
+ * that ask.
+ *
+ * @example
+ * const before = await redisNetBytes(6379);
+ */
+export async function redisNetBytes(port: number): Promise<number> {
+  const { stdout } = await promisify(execFile)("redis-cli", ["-p", String(port), "INFO", "stats"]);
+  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, "m").exec(stdout)?.[1] ?? 0);
+  return field("total_net_input_bytes") + field("total_net_output_bytes");
+}

@@ -1,106 +1,265 @@
 import type { PerKioskDay } from "./summary.ts";
 
 /**
- * List prices, each an input (`--help` names the flags). The defaults and where they come from:
+ * List prices and limits, each an input (`--help` names the flags), with where each default comes
+ * from and when it was read. Where the search for a price found nothing, the default says so.
  * - `invocationPrice`, `invocationsIncluded`: $2 per 1 million Edge Function invocations beyond
  *   the 2 million a Pro or Team plan includes, billed in whole packages of 1 million
- *   (supabase.com/docs/guides/platform/manage-your-usage/edge-function-invocations, read 2026-11-24).
+ *   (supabase.com/docs/guides/platform/manage-your-usage/edge-function-invocations, read 2026-11-25).
  * - `planFee`, `computeCredit`: the Pro plan's $25 a month, with $10 of compute credits (the same
- *   page's billing example: "Pro Plan $25", "Compute Credits -$10").
- * - `commandPrice`: Upstash Redis pay as you go, $0.20 per 100,000 commands (Upstash's pricing
- *   page, 2026, as recorded in the project's NOTES.md; every command a script runs is billed:
- *   upstash.com/docs/redis/sdks/ratelimit-ts/costs).
+ *   page's billing example).
+ * - `egressPrice`, `egressIncludedGb`: $0.09 per GB of uncached egress beyond the 250 GB Pro
+ *   includes (supabase.com/docs/guides/platform/billing-on-supabase, usage items table, read
+ *   2026-11-25; every service's egress counts, Edge Functions and the pooler included:
+ *   supabase.com/docs/guides/platform/manage-your-usage/egress).
+ * - `commandPrice`, `upstashBandwidthIncludedGb`, `upstashBandwidthPrice`: Upstash pay as you go,
+ *   $0.20 per 100,000 commands, bandwidth free to 200 GB a month then $0.03 per GB; at most 10,000
+ *   commands a second (upstash.com/docs/redis/overall/billing, read 2026-11-25). Every command a
+ *   script runs is billed (upstash.com/docs/redis/sdks/ratelimit-ts/costs).
+ * - `UPSTASH_FIXED_PLANS`: below. `fixedCommandsPerSecond`: the fixed plans' request-rate limit;
+ *   the billing page read gives 10,000 commands a second for free and pay as you go and no figure
+ *   for the fixed plans, an older copy of Upstash's plan table (March 2025) gave 1,000 a second
+ *   for Fixed 250MB and 1GB: 10,000 is assumed, and the README shows what 1,000 changes.
+ * - `managedRedisMonthly`: a plain managed Redis for `REDIS_URL`. The search found no managed
+ *   Redis price with a published throughput (2026-11-25); Redis Cloud Essentials is listed from
+ *   $5 a month at 250 MB with 100 to 25K operations a second by size (redis.io/pricing, as
+ *   transcribed by api-evangelist/redis, 2026-05-04). $30 is an input to replace with a quote.
+ * - `vmHourly`, `vmCores`: a rented VM for `npm start`: Hetzner cx33, 4 vCPU x86, EUR 0.011 an hour
+ *   (docs.cnap.tech/compute/providers/hetzner, read 2026-11-25), taken as $0.012 at 1.08 $/EUR.
+ *   `vmEgressPrice`: $0 per GB; Hetzner includes traffic with each server, but the search found
+ *   no published allowance (2026-11-25): an input.
  * - `COMPUTE_SIZES`: below.
- * `utilisation` and `poolPerInstance` are not prices: how busy the estimate lets a core get, and
- * the pool each function instance opens (`max: 5` on SUPABASE_DB_URL, functions/app/runtime.ts).
+ * `utilisation`, `poolPerInstance`, `poolPerProcess`, `minVms` and `peakFactor` are not prices:
+ * how busy a core may get, the pool each function instance opens (`max: 5` on SUPABASE_DB_URL) and
+ * each `npm start` process (`max: 10` on DATABASE_URL, functions/app/runtime.ts), the VMs kept for
+ * availability, and the peak request rate over the day's mean (for request-rate limits).
  */
 export const DEFAULT_PRICES = {
   invocationPrice: 2,
   invocationsIncluded: 2_000_000,
-  commandPrice: 0.2,
   planFee: 25,
   computeCredit: 10,
+  egressPrice: 0.09,
+  egressIncludedGb: 250,
+  commandPrice: 0.2,
+  upstashBandwidthIncludedGb: 200,
+  upstashBandwidthPrice: 0.03,
+  paygCommandsPerSecond: 10_000,
+  fixedCommandsPerSecond: 10_000,
+  managedRedisMonthly: 30,
+  vmHourly: 0.012,
+  vmCores: 4,
+  vmEgressPrice: 0,
+  minVms: 2,
   utilisation: 0.5,
   poolPerInstance: 5,
+  poolPerProcess: 10,
+  peakFactor: 2,
 };
 export type Prices = typeof DEFAULT_PRICES;
 
 /**
- * Supabase's compute sizes: hourly price (USD), CPU cores (Micro to Medium share theirs with other
- * machines), and the pooler's recommended client connections
- * (supabase.com/docs/guides/platform/compute-add-ons, read 2026-11-24).
+ * Upstash's fixed-price plans: monthly price and included bandwidth (upstash.com/pricing/redis,
+ * as transcribed with the page's own wording by api-evangelist/upstash, read there 2026-09-20,
+ * found 2026-11-25).
+ */
+export const UPSTASH_FIXED_PLANS = [
+  { name: "Fixed 250MB", monthly: 10, bandwidthGb: 50 },
+  { name: "Fixed 1GB", monthly: 20, bandwidthGb: 100 },
+  { name: "Fixed 5GB", monthly: 100, bandwidthGb: 500 },
+  { name: "Fixed 10GB", monthly: 200, bandwidthGb: 1_000 },
+  { name: "Fixed 50GB", monthly: 400, bandwidthGb: 5_000 },
+  { name: "Fixed 100GB", monthly: 800, bandwidthGb: 10_000 },
+  { name: "Fixed 500GB", monthly: 1_500, bandwidthGb: 20_000 },
+] as const;
+
+/**
+ * Supabase's compute sizes: hourly price (USD), cores, and the pooler's recommended client
+ * connections (supabase.com/docs/guides/platform/compute-add-ons, read 2026-11-24). `sustained` is
+ * the cores a size holds all day: dedicated sizes all of them; Micro to Medium share two cores, and
+ * Supabase publishes no sustained share, so the AWS burstable baselines of the t4g sizes they match
+ * in memory are assumed (micro 10%, small and medium 20% of each core: aws.amazon.com/ec2/instance-types/t4/,
+ * as quoted in a public gist; the search found no Supabase figure, 2026-11-25). Each size then holds
+ * more than the one before it, and the estimate steps through them one by one instead of jumping
+ * from Micro to XL when the database passes one core.
  */
 export const COMPUTE_SIZES = [
-  { name: "Micro", hourly: 0.01344, cores: 2, shared: true, poolerClients: 200 },
-  { name: "Small", hourly: 0.0206, cores: 2, shared: true, poolerClients: 400 },
-  { name: "Medium", hourly: 0.0822, cores: 2, shared: true, poolerClients: 600 },
-  { name: "Large", hourly: 0.1517, cores: 2, shared: false, poolerClients: 800 },
-  { name: "XL", hourly: 0.2877, cores: 4, shared: false, poolerClients: 1000 },
-  { name: "2XL", hourly: 0.562, cores: 8, shared: false, poolerClients: 1500 },
-  { name: "4XL", hourly: 1.32, cores: 16, shared: false, poolerClients: 3000 },
-  { name: "8XL", hourly: 2.562, cores: 32, shared: false, poolerClients: 6000 },
-  { name: "12XL", hourly: 3.836, cores: 48, shared: false, poolerClients: 9000 },
-  { name: "16XL", hourly: 5.12, cores: 64, shared: false, poolerClients: 12000 },
+  { name: "Micro", hourly: 0.01344, cores: 2, sustained: 0.2, poolerClients: 200 },
+  { name: "Small", hourly: 0.0206, cores: 2, sustained: 0.4, poolerClients: 400 },
+  { name: "Medium", hourly: 0.0822, cores: 2, sustained: 0.4, poolerClients: 600 },
+  { name: "Large", hourly: 0.1517, cores: 2, sustained: 2, poolerClients: 800 },
+  { name: "XL", hourly: 0.2877, cores: 4, sustained: 4, poolerClients: 1000 },
+  { name: "2XL", hourly: 0.562, cores: 8, sustained: 8, poolerClients: 1500 },
+  { name: "4XL", hourly: 1.32, cores: 16, sustained: 16, poolerClients: 3000 },
+  { name: "8XL", hourly: 2.562, cores: 32, sustained: 32, poolerClients: 6000 },
+  { name: "12XL", hourly: 3.836, cores: 48, sustained: 48, poolerClients: 9000 },
+  { name: "16XL", hourly: 5.12, cores: 64, sustained: 64, poolerClients: 12000 },
 ] as const;
 
 /** The month Supabase's own billing example counts: 744 compute hours (31 days). */
 export const MONTH_DAYS = 31;
+const HOURS = 24 * MONTH_DAYS;
 
-export interface MonthlyCost {
-  kiosks: number;
-  invocations: number;
-  invocationsCost: number;
-  redisCommands: number;
-  redisCost: number;
-  /** Cores of this machine the database used per second for the whole fleet, and for the server. */
-  databaseCores: number;
-  functionCores: number;
-  /** Function instances at `utilisation`, each holding `poolPerInstance` pooler connections. */
-  functionInstances: number;
-  poolerClients: number;
-  /** The smallest size whose cores (at `utilisation`) and pooler clients hold the load; undefined if none does. */
-  computeSize: (typeof COMPUTE_SIZES)[number]["name"] | undefined;
-  computeCost: number;
-  planFee: number;
-  computeCredit: number;
+/** One line of a profile's bill. */
+export interface Line {
+  item: string;
+  quantity: string;
+  cost: number;
+}
+
+/** One way to run the fleet, priced. */
+export interface Profile {
+  name: string;
+  /** Runs on Supabase's own Edge Functions. */
+  onEdgeFunctions: boolean;
+  lines: Line[];
   total: number;
+  perKioskMonth: number;
+  /** Limits the load exceeds, each with the figure that exceeds: the total is then a price on paper only. */
+  exceeds: string[];
+  /** What the figure assumes that was not measured. */
+  caveats: string[];
+}
+
+/** The fleet's monthly load, from one kiosk's measured day. */
+export interface Load {
+  kiosks: number;
+  requests: number;
+  redisCommands: number;
+  redisGb: number;
+  answerGb: number;
+  /** Mean commands per second over the month, and at `peakFactor`. */
+  commandsPerSecond: number;
+  peakCommandsPerSecond: number;
+  databaseCores: number;
+  serverCores: number;
+}
+
+export function monthlyLoad(kiosks: number, day: PerKioskDay, prices: Prices): Load {
+  const days = kiosks * MONTH_DAYS;
+  const redisCommands = day.redisCommands * days;
+  const commandsPerSecond = (day.redisCommands * kiosks) / 86_400;
+  return {
+    kiosks,
+    requests: Math.round(day.requests * days),
+    redisCommands: Math.round(redisCommands),
+    redisGb: (day.redisBytes * days) / 1e9,
+    answerGb: (day.answerBytes * days) / 1e9,
+    commandsPerSecond,
+    peakCommandsPerSecond: commandsPerSecond * prices.peakFactor,
+    databaseCores: (day.databaseCpuSeconds * kiosks) / 86_400,
+    serverCores: (day.serverCpuSeconds * kiosks) / 86_400,
+  };
+}
+
+/** The smallest compute size whose sustained cores (at `utilisation`) and pooler clients hold the load. */
+export function computeSize(databaseCores: number, poolerClients: number, prices: Prices) {
+  return COMPUTE_SIZES.find((s) => s.sustained * prices.utilisation >= databaseCores && s.poolerClients >= poolerClients);
+}
+
+const money = (n: number) => Math.round(n * 100) / 100;
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+function supabaseLines(load: Load, prices: Prices, poolerClients: number, egressGb: number): { lines: Line[]; exceeds: string[] } {
+  const size = computeSize(load.databaseCores, poolerClients, prices);
+  const exceeds = size ? [] : [`database: ${round(load.databaseCores)} cores and ${poolerClients} pooler clients fit no compute size`];
+  const compute = size ? size.hourly * HOURS : COMPUTE_SIZES[COMPUTE_SIZES.length - 1].hourly * HOURS;
+  const egressCost = Math.max(0, egressGb - prices.egressIncludedGb) * prices.egressPrice;
+  return {
+    exceeds,
+    lines: [
+      { item: "Supabase Pro plan", quantity: "1", cost: prices.planFee },
+      { item: `database compute ${size?.name ?? "none fits"}`, quantity: `${round(load.databaseCores)} cores used, ${poolerClients} pooler clients`, cost: money(compute) },
+      { item: "compute credit", quantity: "1", cost: -Math.min(prices.computeCredit, compute) },
+      { item: "Supabase egress", quantity: `${round(egressGb, 1)} GB`, cost: money(egressCost) },
+    ],
+  };
+}
+
+function edgeProfile(name: string, load: Load, prices: Prices, redis: { lines: Line[]; exceeds: string[]; caveats: string[] }): Profile {
+  const invocationsCost = Math.ceil(Math.max(0, load.requests - prices.invocationsIncluded) / 1_000_000) * prices.invocationPrice;
+  const instances = Math.max(1, Math.ceil(load.serverCores / prices.utilisation));
+  const supabase = supabaseLines(load, prices, instances * prices.poolPerInstance, load.answerGb);
+  const lines = [
+    { item: "Edge Function invocations", quantity: `${(load.requests / 1e6).toFixed(1)} million`, cost: invocationsCost },
+    ...supabase.lines,
+    ...redis.lines,
+  ];
+  const total = money(lines.reduce((sum, line) => sum + line.cost, 0));
+  return {
+    name, onEdgeFunctions: true, lines, total, perKioskMonth: round(total / load.kiosks, 4),
+    exceeds: [...supabase.exceeds, ...redis.exceeds], caveats: redis.caveats,
+  };
 }
 
 /**
- * What `kiosks` kiosks cost a month, from one kiosk's measured day (`perKioskDay`) and `prices`.
+ * Every way to run `kiosks` kiosks, priced from one kiosk's measured day, cheapest first:
+ * Edge Functions with Upstash pay as you go, with Upstash's cheapest fixed plan whose limits hold
+ * the load (or, if none does, the largest, flagged), with a plain managed Redis; and `npm start`
+ * self-hosted on rented VMs next to Supabase Postgres. Every profile pays Supabase for the plan,
+ * the database (sized from the measured database CPU and the pooler clients the servers hold) and
+ * egress (the measured bytes of each answer).
  *
  * @example
- * monthlyCost(100_000, summary.perKioskDay, DEFAULT_PRICES).total;
+ * costProfiles(100_000, summary.perKioskDay, DEFAULT_PRICES)[0].perKioskMonth;
  */
-export function monthlyCost(kiosks: number, perKioskDay: PerKioskDay, prices: Prices): MonthlyCost {
-  const days = kiosks * MONTH_DAYS;
-  // Every request is one invocation; kiosks send no preflight (OPTIONS is not billed anyway).
-  const invocations = Math.round(perKioskDay.requests * days);
-  const invocationsCost = Math.ceil(Math.max(0, invocations - prices.invocationsIncluded) / 1_000_000) * prices.invocationPrice;
-  const redisCommands = Math.round(perKioskDay.redisCommands * days);
-  const redisCost = (redisCommands / 100_000) * prices.commandPrice;
-  const perSecond = kiosks / 86_400;
-  const databaseCores = perKioskDay.databaseCpuSeconds * perSecond;
-  const functionCores = perKioskDay.serverCpuSeconds * perSecond;
-  const functionInstances = Math.max(1, Math.ceil(functionCores / prices.utilisation));
-  const poolerClients = functionInstances * prices.poolPerInstance;
-  const size = COMPUTE_SIZES.find((s) => s.cores * prices.utilisation >= databaseCores && s.poolerClients >= poolerClients);
-  const computeCost = size ? size.hourly * 24 * MONTH_DAYS : Number.NaN;
-  const computeCredit = Math.min(prices.computeCredit, computeCost);
-  return {
-    kiosks,
-    invocations,
-    invocationsCost,
-    redisCommands,
-    redisCost,
-    databaseCores,
-    functionCores,
-    functionInstances,
-    poolerClients,
-    computeSize: size?.name,
-    computeCost,
-    planFee: prices.planFee,
-    computeCredit,
-    total: prices.planFee + invocationsCost + redisCost + computeCost - computeCredit,
+export function costProfiles(kiosks: number, day: PerKioskDay, prices: Prices): { load: Load; profiles: Profile[] } {
+  const load = monthlyLoad(kiosks, day, prices);
+  const perSecond = `${Math.round(load.peakCommandsPerSecond)} commands/s at peak (${Math.round(load.commandsPerSecond)} mean x ${prices.peakFactor})`;
+
+  const paygBandwidth = Math.max(0, load.redisGb - prices.upstashBandwidthIncludedGb) * prices.upstashBandwidthPrice;
+  const payg = edgeProfile("Edge Functions + Upstash pay as you go", load, prices, {
+    lines: [
+      { item: "Upstash commands", quantity: `${(load.redisCommands / 1e6).toFixed(1)} million`, cost: money((load.redisCommands / 100_000) * prices.commandPrice) },
+      { item: "Upstash bandwidth", quantity: `${round(load.redisGb, 1)} GB`, cost: money(paygBandwidth) },
+    ],
+    exceeds: load.peakCommandsPerSecond > prices.paygCommandsPerSecond ? [`${perSecond} > ${prices.paygCommandsPerSecond} allowed`] : [],
+    caveats: ["Redis bytes are measured on the RESP wire; Upstash's REST calls add HTTP framing"],
+  });
+
+  const fits = (plan: (typeof UPSTASH_FIXED_PLANS)[number]) => plan.bandwidthGb >= load.redisGb && prices.fixedCommandsPerSecond >= load.peakCommandsPerSecond;
+  const plan = UPSTASH_FIXED_PLANS.find(fits) ?? UPSTASH_FIXED_PLANS[UPSTASH_FIXED_PLANS.length - 1];
+  const fixedExceeds = [];
+  if (plan.bandwidthGb < load.redisGb) fixedExceeds.push(`${round(load.redisGb, 1)} GB of Redis traffic > ${plan.name}'s ${plan.bandwidthGb} GB`);
+  if (prices.fixedCommandsPerSecond < load.peakCommandsPerSecond) fixedExceeds.push(`${perSecond} > ${prices.fixedCommandsPerSecond} allowed`);
+  const fixed = edgeProfile(`Edge Functions + Upstash ${plan.name}`, load, prices, {
+    lines: [{ item: `Upstash ${plan.name}`, quantity: `${round(load.redisGb, 1)} GB of ${plan.bandwidthGb} GB; ${perSecond}`, cost: plan.monthly }],
+    exceeds: fixedExceeds,
+    caveats: [`fixed plans' request rate assumed ${prices.fixedCommandsPerSecond}/s (--fixed-commands-per-second)`, "Redis bytes are measured on the RESP wire; Upstash's REST calls add HTTP framing"],
+  });
+
+  const managed = edgeProfile("Edge Functions + managed Redis (REDIS_URL)", load, prices, {
+    lines: [{ item: "managed Redis", quantity: perSecond, cost: prices.managedRedisMonthly }],
+    exceeds: [],
+    caveats: [
+      "the api function does not bundle node-redis today (rate-limit/plain-redis.ts is imported only off the edge): this profile needs it bundled and TCP from the edge, neither measured here",
+      "managed Redis price is an input (--managed-redis-monthly); no sourced price with a published throughput",
+    ],
+  });
+
+  // Self-hosted: one `npm start` process per core, at `utilisation`; Redis on one of the VMs.
+  const processes = Math.max(1, Math.ceil(load.serverCores / prices.utilisation));
+  const vms = Math.max(prices.minVms, Math.ceil(processes / prices.vmCores));
+  const supabase = supabaseLines(load, prices, vms * prices.vmCores * prices.poolPerProcess, load.answerGb);
+  const selfLines = [
+    { item: `VMs (${prices.vmCores} cores each)`, quantity: `${vms} for ${round(load.serverCores)} server cores measured`, cost: money(vms * prices.vmHourly * HOURS) },
+    { item: "VM egress", quantity: `${round(load.answerGb, 1)} GB`, cost: money(load.answerGb * prices.vmEgressPrice) },
+    ...supabase.lines,
+  ];
+  const selfTotal = money(selfLines.reduce((sum, line) => sum + line.cost, 0));
+  const selfHosted: Profile = {
+    name: "self-hosted npm start on VMs + Supabase Postgres",
+    onEdgeFunctions: false,
+    lines: selfLines,
+    total: selfTotal,
+    perKioskMonth: round(selfTotal / kiosks, 4),
+    exceeds: supabase.exceeds,
+    caveats: [
+      "Supabase egress here is the pooler's answers to the servers, taken as the answers' bytes",
+      "redis-server runs on one of the VMs (its CPU is small beside the server's); no load balancer priced",
+    ],
   };
+
+  const profiles = [payg, fixed, managed, selfHosted].sort((a, b) => a.total - b.total);
+  return { load, profiles };
 }

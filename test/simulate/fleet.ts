@@ -107,3 +107,24 @@ export async function insertFleet(sql: postgres.Sql, fleet: Kiosk[]): Promise<vo
   // As autovacuum would soon: without statistics the planner takes the tables for the demo's few rows.
   await sql.unsafe("analyze");
 }
+
+/**
+ * Registers every venue's address for its kiosks (public.venue_addresses), as staff would in the
+ * dashboard: one /32 per venue, its kiosk count, so the kiosk routes allow it kiosks x 10 a minute.
+ * Returns how many venues were registered.
+ */
+export async function registerVenues(sql: postgres.Sql, fleet: Kiosk[]): Promise<number> {
+  const sizes = new Map<string, { email: string; kiosks: number }>();
+  for (const kiosk of fleet) {
+    const venue = sizes.get(kiosk.address) ?? { email: kiosk.email, kiosks: 0 };
+    venue.kiosks += 1;
+    sizes.set(kiosk.address, venue);
+  }
+  await sql.unsafe(
+    `insert into public.venue_addresses (account_id, network, kiosks)
+     select a.id, v.address::cidr, v.kiosks
+     from unnest($1::text[], $2::text[], $3::int[]) as v(address, email, kiosks) join public.accounts as a on a.email = v.email`,
+    [[...sizes.keys()], [...sizes.values()].map((v) => v.email), [...sizes.values()].map((v) => v.kiosks)],
+  );
+  return sizes.size;
+}

@@ -5,6 +5,7 @@ import type { Tally } from "./tally.ts";
 
 /** What every kiosk shares: where the API is, how it polls, until when, and where it reports. */
 export interface KioskContext {
+  /** Where the API is now: with --worker-life it moves to each new server process. */
   baseUrl: string;
   pollMs: number;
   /** Each interval is pollMs times 1 ± up to this share, drawn anew each time. */
@@ -40,7 +41,7 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   }
   const answeredAt = context.now();
   const reading = readAnswer(asked, { status: response.status, headers: response.headers, body });
-  context.tally.record(sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`);
+  context.tally.record(sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`, answerBytes(response, body));
   const stale = response.headers.has("age");
   if (stale) context.tally.stale++;
   if (reading.version !== undefined && response.status === 200) context.ledger.served(kiosk.key, reading.version, answeredAt);
@@ -48,6 +49,16 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   if (stale) context.ledger.deferred(kiosk.key, context.pollMs * (1 + context.jitter));
   if (response.status === 503 && reading.retryAfter !== undefined) context.ledger.deferred(kiosk.key, reading.retryAfter * 1000);
   return reading;
+}
+
+/**
+ * The bytes of an answer as HTTP/1.1 carries it: status line, each header line, the blank line and
+ * the body (what egress bills, before compression and TLS, which the gateway adds or removes).
+ */
+function answerBytes(response: Response, body: string): number {
+  let bytes = `HTTP/1.1 ${response.status} ${response.statusText}\r\n\r\n`.length + new TextEncoder().encode(body).length;
+  for (const [name, value] of response.headers) bytes += name.length + 2 + value.length + 2;
+  return bytes;
 }
 
 /**

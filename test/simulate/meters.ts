@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { cpuSeconds, postgresPids, reapedChildrenCpuSeconds } from "../bench/cpu.ts";
-import { billedRedisCommands } from "../bench/redis-commands.ts";
+import { billedRedisCommands, redisNetBytes } from "../bench/redis-commands.ts";
 
 const run = promisify(execFile);
 
@@ -10,6 +10,8 @@ export interface Reading {
   /** Statements the API sent through the pooler. */
   statements: number;
   redisCommands: number;
+  /** Bytes Redis read and wrote (INFO stats). */
+  redisBytes: number;
   serverCpuSeconds: number;
   databaseCpuSeconds: number;
 }
@@ -39,13 +41,17 @@ function clusterCpu(port: number): number {
  *   database restart.
  * - redisCommands: INFO commandstats, every command (a script's own commands included), as
  *   Upstash bills them.
- * - CPU: /proc/<pid>/stat utime + stime of the server process, and of the Postgres processes.
- * A database or Redis restart starts their counters again from zero: `bankDatabase()` and
- * `bankRedis()`, called just before one, keep what was counted so far.
+ * - redisBytes: INFO stats total_net_input_bytes + total_net_output_bytes.
+ * - CPU: /proc/<pid>/stat utime + stime of the server processes, and of the Postgres processes.
+ * A database or Redis restart starts their counters again from zero, and a server process that
+ * ends (--worker-life) takes its CPU with it: `bankDatabase()`, `bankRedis()` and
+ * `bankServer(pid)`, called just before one, keep what was counted so far.
  */
-export function meters(options: { poolerPort: number; database: string; postgresPort: number; redisPort: number; serverPid: number }) {
+export function meters(options: { poolerPort: number; database: string; postgresPort: number; redisPort: number; serverPids: () => number[] }) {
   let bankedDatabaseCpu = 0;
   let bankedRedis = 0;
+  let bankedRedisBytes = 0;
+  let bankedServerCpu = 0;
   return {
     async read(): Promise<Reading> {
       const stats = await pgbouncerShow(options.poolerPort, "SHOW STATS");
@@ -53,7 +59,8 @@ export function meters(options: { poolerPort: number; database: string; postgres
       return {
         statements: Number(row?.total_query_count ?? 0),
         redisCommands: bankedRedis + (await billedRedisCommands(options.redisPort)),
-        serverCpuSeconds: cpuSeconds(options.serverPid),
+        redisBytes: bankedRedisBytes + (await redisNetBytes(options.redisPort)),
+        serverCpuSeconds: bankedServerCpu + options.serverPids().reduce((sum, pid) => sum + cpuSeconds(pid), 0),
         databaseCpuSeconds: bankedDatabaseCpu + clusterCpu(options.postgresPort),
       };
     },
@@ -62,6 +69,11 @@ export function meters(options: { poolerPort: number; database: string; postgres
     },
     async bankRedis() {
       bankedRedis += await billedRedisCommands(options.redisPort);
+      bankedRedisBytes += await redisNetBytes(options.redisPort);
+    },
+    /** Keeps the CPU of server process `pid`, about to end (it must still be among `serverPids()`'s until it does). */
+    bankServer(pid: number) {
+      bankedServerCpu += cpuSeconds(pid);
     },
     /** Connections now: the server's to the pooler (active or waiting), and the pooler's to Postgres. */
     async connections(): Promise<{ toPooler: number; toDatabase: number }> {

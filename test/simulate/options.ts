@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { DEFAULT_PRICES } from "./cost.ts";
+import { DEFAULT_PRICES, type Prices } from "./cost.ts";
 
 /** A range of whole numbers written `A-B`, or one number `N` (= `N-N`). */
 const Range = z.string().regex(/^\d+(-\d+)?$/, "a number N or a range A-B").transform((text, context) => {
@@ -22,6 +22,8 @@ export const RunOptions = z.object({
   jitter: z.coerce.number().min(0).max(0.5).default(0.1),
   timeoutSeconds: positive.default(10),
   faults: z.boolean().default(false),
+  registerVenues: z.boolean().default(false),
+  workerLife: z.coerce.number().min(10, "at least 10 seconds: a new server process takes a few to start").optional(),
   json: z.string().optional(),
 }).strict();
 export type RunOptions = z.infer<typeof RunOptions>;
@@ -30,14 +32,15 @@ export type RunOptions = z.infer<typeof RunOptions>;
 export const CostOptions = z.object({
   costFor: z.coerce.number().int().positive(),
   summary: z.string(),
-  invocationPrice: positive.default(DEFAULT_PRICES.invocationPrice),
-  invocationsIncluded: z.coerce.number().min(0).default(DEFAULT_PRICES.invocationsIncluded),
-  commandPrice: positive.default(DEFAULT_PRICES.commandPrice),
-  planFee: z.coerce.number().min(0).default(DEFAULT_PRICES.planFee),
-  computeCredit: z.coerce.number().min(0).default(DEFAULT_PRICES.computeCredit),
-  utilisation: z.coerce.number().gt(0).max(1).default(DEFAULT_PRICES.utilisation),
-  poolPerInstance: z.coerce.number().int().positive().default(DEFAULT_PRICES.poolPerInstance),
-}).strict();
+  ...Object.fromEntries(Object.entries(DEFAULT_PRICES).map(([name, value]) => [name, z.coerce.number().min(0).default(value)])) as {
+    [K in keyof Prices]: z.ZodDefault<z.ZodCoercedNumber>;
+  },
+}).strict().superRefine((options, context) => {
+  if (options.utilisation <= 0 || options.utilisation > 1) context.addIssue({ code: "custom", path: ["utilisation"], message: "a share above 0, at most 1" });
+  for (const name of ["vmCores", "poolPerInstance", "poolPerProcess", "peakFactor"] as const) {
+    if (options[name] <= 0) context.addIssue({ code: "custom", path: [name], message: "must be above 0" });
+  }
+});
 export type CostOptions = z.infer<typeof CostOptions>;
 
 /** Every flag: its parseArgs type and the line `--help` prints. */
@@ -54,13 +57,12 @@ const FLAGS = {
   json: { type: "string", help: "--json FILE           write the summary there (it is always printed)" },
   "cost-for": { type: "string", help: "--cost-for N          no run: the monthly cost of N kiosks, from --summary FILE" },
   summary: { type: "string", help: "--summary FILE        a summary written by --json" },
-  "invocation-price": { type: "string", help: `--invocation-price $  per 1 million edge function invocations (${DEFAULT_PRICES.invocationPrice})` },
-  "invocations-included": { type: "string", help: `--invocations-included N  in the plan each month (${DEFAULT_PRICES.invocationsIncluded})` },
-  "command-price": { type: "string", help: `--command-price $     per 100,000 Upstash commands (${DEFAULT_PRICES.commandPrice})` },
-  "plan-fee": { type: "string", help: `--plan-fee $          Supabase plan per month (${DEFAULT_PRICES.planFee})` },
-  "compute-credit": { type: "string", help: `--compute-credit $    compute credits the plan gives per month (${DEFAULT_PRICES.computeCredit})` },
-  utilisation: { type: "string", help: `--utilisation S       the share of a core the estimate lets the load use (${DEFAULT_PRICES.utilisation})` },
-  "pool-per-instance": { type: "string", help: `--pool-per-instance N pooler connections each function instance holds (${DEFAULT_PRICES.poolPerInstance})` },
+  "register-venues": { type: "boolean", help: "--register-venues     register each venue's address for its kiosks (public.venue_addresses)" },
+  "worker-life": { type: "string", help: "--worker-life S       a new server process takes over every S seconds, as Supabase's workers (150-400 s)" },
+  ...Object.fromEntries(Object.entries(DEFAULT_PRICES).map(([name, value]) => {
+    const flag = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    return [flag, { type: "string", help: `--${flag} N`.padEnd(36) + ` with --cost-for (${value}; sources in test/simulate/cost.ts)` }];
+  })) as Record<string, { type: "string"; help: string }>,
   help: { type: "boolean", help: "--help                this list" },
 } as const;
 
@@ -76,7 +78,7 @@ export type Parsed = { mode: "help" } | { mode: "run"; options: RunOptions } | {
 /** Reads the command line; throws with a message naming the flag when a value is wrong. */
 export function parseOptions(args: string[]): Parsed {
   const options = Object.fromEntries(Object.entries(FLAGS).map(([name, { type }]) => [name, { type }]));
-  const { values } = parseArgs({ args, options: options as Record<keyof typeof FLAGS, { type: "string" | "boolean" }> });
+  const { values } = parseArgs({ args, options: options as Record<string, { type: "string" | "boolean" }>, strict: true, allowPositionals: false });
   if (values.help) return { mode: "help" };
   // parseArgs names flags in kebab-case; the schemas in camelCase.
   const camel = Object.fromEntries(Object.entries(values).map(([name, value]) => [name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), value]));

@@ -14,7 +14,18 @@ export interface Production {
   sql: postgres.Sql;
   pooler: PgBouncer;
   redisPort: number;
+  /** The server process kiosks reach now. */
   server: RunningServer;
+  /** The server processes running now (two while one worker hands over to the next). */
+  serverPids(): number[];
+  /**
+   * A new worker, as Supabase's runtime starts one when the last reaches its wall-clock limit: a
+   * new server process (empty caches, no refusals remembered, new pool) becomes `server`; the
+   * previous one is returned, still running, for the caller to retire once its requests are done.
+   */
+  nextWorker(): Promise<RunningServer>;
+  /** Stops a server `nextWorker` replaced. */
+  retire(previous: RunningServer): Promise<void>;
   /** Stops redis-server and starts it again on the same port, empty (persistence is off). */
   restartRedis(): Promise<void>;
   stop(): Promise<void>;
@@ -42,21 +53,35 @@ export async function startProduction(prepare: (sql: postgres.Sql) => Promise<vo
     let redis: RedisServer = await startRedis();
     stops.push(() => redis.stop());
     const redisPort = Number(new URL(redis.url).port);
-    const server = await startServer({ SUPABASE_DB_URL: pooler.through(url), REDIS_URL: redis.url, CLIENT_IP_HEADER: "cf-connecting-ip" });
-    stops.push(() => server.stop());
-    return {
+    const env = { SUPABASE_DB_URL: pooler.through(url), REDIS_URL: redis.url, CLIENT_IP_HEADER: "cf-connecting-ip" };
+    const running = new Set([await startServer(env)]);
+    stops.push(() => Promise.all([...running].map((server) => server.stop())));
+    const production: Production = {
       database,
       databaseName: new URL(url).pathname.slice(1),
       sql,
       pooler,
       redisPort,
-      server,
+      server: [...running][0],
+      serverPids: () => [...running].map((server) => server.pid),
+      async nextWorker() {
+        const next = await startServer(env);
+        running.add(next);
+        const previous = production.server;
+        production.server = next;
+        return previous;
+      },
+      async retire(previous) {
+        running.delete(previous);
+        await previous.stop();
+      },
       async restartRedis() {
         await redis.stop();
         redis = await startRedis({ port: redisPort });
       },
       stop,
     };
+    return production;
   } catch (error) {
     await stop();
     throw error;

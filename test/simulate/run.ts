@@ -6,9 +6,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { ChangeLedger } from "./change-ledger.ts";
 import { type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
-import { monthlyCost } from "./cost.ts";
+import { costProfiles } from "./cost.ts";
 import { injectFaults } from "./faults.ts";
-import { insertFleet, layoutFleet } from "./fleet.ts";
+import { insertFleet, layoutFleet, registerVenues } from "./fleet.ts";
 import { runKiosk } from "./kiosk.ts";
 import { meters as openMeters, type Reading } from "./meters.ts";
 import { startProduction } from "./production.ts";
@@ -21,20 +21,46 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 /** How often the connections are counted. */
 const CONNECTIONS_EVERY_MS = 2_000;
 
+/** `--cost-for N`: every profile at N kiosks, cheapest first, as a table and as JSON. */
 function estimate(options: CostOptions) {
   const summary = Summary.parse(JSON.parse(readFileSync(options.summary, "utf8")));
-  const cost = monthlyCost(options.costFor, summary.perKioskDay, options);
-  console.log(JSON.stringify(cost, null, 2));
-  if (cost.computeSize === undefined) log("no compute size in the table holds that load: the total has no compute part");
+  const { load, profiles } = costProfiles(options.costFor, summary.perKioskDay, options);
+  const usd = (n: number) => `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const lines = [
+    `${options.costFor.toLocaleString("en-US")} kiosks, from ${options.summary} (${summary.kiosks} kiosks, ${summary.minutes} min, poll ${summary.pollSeconds} s):`,
+    `  ${(load.requests / 1e6).toFixed(1)} million requests, ${(load.redisCommands / 1e6).toFixed(1)} million Redis commands (${Math.round(load.commandsPerSecond)}/s mean), ` +
+    `${load.redisGb.toFixed(1)} GB Redis traffic, ${load.answerGb.toFixed(1)} GB answers, ${load.databaseCores.toFixed(2)} database cores, ${load.serverCores.toFixed(2)} server cores a month`,
+    "",
+    "| profile | per month | per kiosk-month | limits exceeded |",
+    "|---|---|---|---|",
+    ...profiles.map((p) => `| ${p.name} | ${usd(p.total)} | $${p.perKioskMonth.toFixed(4)} | ${p.exceeds.join("; ") || "none"} |`),
+    "",
+  ];
+  const holds = profiles.filter((p) => p.exceeds.length === 0);
+  lines.push(`cheapest: ${holds[0]?.name ?? "none within its limits"}; cheapest on Supabase Edge Functions: ${holds.find((p) => p.onEdgeFunctions)?.name ?? "none within its limits"}`);
+  for (const p of profiles.filter((p) => p.exceeds.length > 0)) lines.push(`on paper only: ${p.name}: ${p.exceeds.join("; ")}`);
+  console.error(lines.join("\n"));
+  console.log(JSON.stringify({ load, profiles }, null, 2));
 }
 
 async function simulate(options: RunOptions): Promise<number> {
   const pollMs = options.pollSeconds * 1000;
   const runMs = options.minutes * 60_000;
-  if (runMs <= pollMs) throw new Error("--minutes must be longer than one poll interval: kiosks boot during the first");
+  const notes: string[] = [];
+  // Kiosks boot over the first poll interval; a run no longer than that boots them over its first half
+  // and measures from its start, boot included.
+  const bootMs = runMs > pollMs ? pollMs : runMs / 2;
+  if (runMs <= pollMs) {
+    notes.push(`the run (${runMs / 1000} s) is no longer than one poll interval (${options.pollSeconds} s): kiosks booted over its first half, and the per-kiosk-day rates include their boot (license, system name, first read), so they overstate a steady day`);
+  }
   const fleet = layoutFleet(options.kiosks, options.perAddress, options.legacyShare);
   log(`starting Postgres 15 (migrated by the Supabase CLI) with ${fleet.length} kiosks, PgBouncer, redis-server and the entry`);
-  const production = await startProduction((sql) => insertFleet(sql, fleet));
+  let registeredVenues = 0;
+  const production = await startProduction(async (sql) => {
+    await insertFleet(sql, fleet);
+    if (options.registerVenues) registeredVenues = await registerVenues(sql, fleet);
+  });
+  if (options.registerVenues) log(`registered ${registeredVenues} venue addresses for their kiosks`);
   try {
     const schedules = await fleetSchedules(production.sql);
     const meters = openMeters({
@@ -42,16 +68,32 @@ async function simulate(options: RunOptions): Promise<number> {
       database: production.databaseName,
       postgresPort: production.database.port,
       redisPort: production.redisPort,
-      serverPid: production.server.pid,
+      serverPids: production.serverPids,
     });
     const tally = new Tally();
     const ledger = new ChangeLedger(2 * pollMs);
     const started = performance.now();
     const now = () => performance.now() - started;
     const context = { baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger };
-    log(`${fleet.length} kiosks boot over the first ${options.pollSeconds} s, then poll for ${options.minutes} min in all`);
+    log(`${fleet.length} kiosks boot over the first ${bootMs / 1000} s, then poll for ${options.minutes} min in all`);
     // Kiosks boot spread over the first poll interval, so their polls are spread over every one after.
-    const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * pollMs, context));
+    const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * bootMs, context));
+    let workerStarts = 1;
+    const workers = options.workerLife ? workerLives(options.workerLife * 1000) : Promise.resolve();
+    /** Supabase's runtime: each worker lives `lifeMs`, then a new one (empty caches, new pool) takes the requests. */
+    async function workerLives(lifeMs: number) {
+      for (let at = lifeMs; at < runMs; at += lifeMs) {
+        await sleep(at - now());
+        if (now() >= runMs) break;
+        const previous = await production.nextWorker();
+        context.baseUrl = production.server.url;
+        workerStarts++;
+        // Requests already sent to the previous worker finish there; then it stops, writing what it holds.
+        await sleep(Math.min(context.timeoutMs, 2_000));
+        meters.bankServer(previous.pid);
+        await production.retire(previous);
+      }
+    }
 
     const peak = { toPooler: 0, toDatabase: 0 };
     let counting = true;
@@ -65,7 +107,7 @@ async function simulate(options: RunOptions): Promise<number> {
       }
     })();
     // Every kiosk has booted by the end of the first interval: from then on, the steady day.
-    await sleep(pollMs - now());
+    if (runMs > pollMs) await sleep(pollMs - now());
     tally.windowStart = now();
     const first: Reading = await meters.read();
 
@@ -76,13 +118,18 @@ async function simulate(options: RunOptions): Promise<number> {
         intervalMs: 60_000 / changesPerMinute, from: pollMs, until: runMs - 2 * pollMs, now, record: (c, at) => ledger.made(c, at), log,
       })
       : Promise.resolve();
-    if (runMs - 2 * pollMs <= pollMs) log("the run is too short for changes to be judged (it needs three poll intervals): none made");
+    if (runMs - 2 * pollMs <= pollMs) {
+      const note = `the run is too short to judge staff changes: a change is judged two poll intervals after it is made, after the boot interval, so it needs more than three (${(3 * options.pollSeconds) / 60} min at ${options.pollSeconds} s); none made`;
+      log(note);
+      notes.push(note);
+    }
+    if (options.workerLife && options.workerLife * 1000 >= runMs) notes.push(`--worker-life ${options.workerLife} s is no shorter than the run: one worker served it all`);
     const span = runMs - pollMs;
     const faults = options.faults
       ? injectFaults(production, meters, [pollMs + span / 4, pollMs + span / 2, pollMs + (3 * span) / 4], now, log)
       : Promise.resolve();
 
-    await Promise.all([...kiosks, staff, faults]);
+    await Promise.all([...kiosks, staff, faults, workers]);
     const windowMs = now() - tally.windowStart;
     const last = await meters.read();
     counting = false;
@@ -97,6 +144,12 @@ async function simulate(options: RunOptions): Promise<number> {
     const summary: Summary = {
       kiosks: fleet.length,
       minutes: options.minutes,
+      pollSeconds: options.pollSeconds,
+      perAddress: options.perAddress.low === options.perAddress.high ? String(options.perAddress.low) : `${options.perAddress.low}-${options.perAddress.high}`,
+      registeredVenues,
+      workerLifeSeconds: options.workerLife ?? null,
+      workerStarts,
+      notes,
       requests: tally.requests,
       byStatus: tally.byStatus,
       unexpected: tally.unexpected + changes.made - changes.seenInTime,
@@ -106,6 +159,8 @@ async function simulate(options: RunOptions): Promise<number> {
         requests: perDay(tally.windowRequests),
         databaseStatements: perDay(last.statements - first.statements),
         redisCommands: perDay(last.redisCommands - first.redisCommands),
+        redisBytes: perDay(last.redisBytes - first.redisBytes),
+        answerBytes: perDay(tally.windowAnswerBytes),
         serverCpuSeconds: perDay(last.serverCpuSeconds - first.serverCpuSeconds),
         databaseCpuSeconds: perDay(last.databaseCpuSeconds - first.databaseCpuSeconds),
       },
@@ -126,9 +181,15 @@ let parsed;
 try {
   parsed = parseOptions(process.argv.slice(2));
 } catch (error) {
-  console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  console.error(`simulate: ${error instanceof Error ? error.message.split("\n").join("; ") : String(error)} (--help lists the options)`);
   process.exit(2);
 }
-if (parsed.mode === "help") console.log(USAGE);
-else if (parsed.mode === "cost") estimate(parsed.options);
-else process.exit(await simulate(parsed.options));
+// What goes wrong around the run (a server that will not start, a summary that will not read) is one line, not a stack.
+try {
+  if (parsed.mode === "help") console.log(USAGE);
+  else if (parsed.mode === "cost") estimate(parsed.options);
+  else process.exit(await simulate(parsed.options));
+} catch (error) {
+  console.error(`simulate: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+  process.exit(2);
+}

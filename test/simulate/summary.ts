@@ -7,6 +7,10 @@ export const PerKioskDay = z.object({
   databaseStatements: z.number(),
   /** Commands Redis ran, scripts' own commands included (INFO commandstats): what Upstash bills. */
   redisCommands: z.number(),
+  /** Bytes Redis read and wrote on the wire (INFO stats total_net_input_bytes + total_net_output_bytes). */
+  redisBytes: z.number(),
+  /** Bytes of the answers the kiosks received: status line, headers and body (kiosk.ts answerBytes). */
+  answerBytes: z.number(),
   serverCpuSeconds: z.number(),
   databaseCpuSeconds: z.number(),
 });
@@ -20,6 +24,17 @@ export type PerKioskDay = z.infer<typeof PerKioskDay>;
 export const Summary = z.object({
   kiosks: z.number().int(),
   minutes: z.number(),
+  pollSeconds: z.number(),
+  /** `--per-address` as given: kiosks behind one venue address. */
+  perAddress: z.string(),
+  /** Venue addresses registered for their kiosks (`--register-venues`); 0 without. */
+  registeredVenues: z.number().int(),
+  /** `--worker-life`: seconds each server process lived before the next took over; null: one process all run. */
+  workerLifeSeconds: z.number().nullable(),
+  /** Server processes started in the run (1 without --worker-life). */
+  workerStarts: z.number().int(),
+  /** What the run could not judge or measure as it should, in words (a run too short, boot in the rates). */
+  notes: z.array(z.string()),
   requests: z.number().int(),
   byStatus: z.record(z.string(), z.number().int()),
   unexpected: z.number().int(),

@@ -10,6 +10,8 @@ export class Tally {
   /** Requests sent from `windowStart` on, for the per-kiosk rate. */
   windowRequests = 0;
   windowStart = Number.POSITIVE_INFINITY;
+  /** Bytes of the answers to requests sent from `windowStart` on (answerBytes in kiosk.ts). */
+  windowAnswerBytes = 0;
   readonly byStatus: Record<string, number> = {};
   unexpected = 0;
   /** Answers served from the last known good (with `Age`) while the database was away. */
@@ -18,10 +20,13 @@ export class Tally {
   private latencies = new Float64Array(1 << 16);
   private answered = 0;
 
-  /** One request sent at `sentAt`: its status (or `timeout`/`error`), latency when answered, and what was wrong with it. */
-  record(sentAt: number, status: string, latencyMs: number | undefined, problem: string | undefined) {
+  /** One request sent at `sentAt`: its status (or `timeout`/`error`), latency and bytes when answered, and what was wrong with it. */
+  record(sentAt: number, status: string, latencyMs: number | undefined, problem: string | undefined, bytes = 0) {
     this.requests++;
-    if (sentAt >= this.windowStart) this.windowRequests++;
+    if (sentAt >= this.windowStart) {
+      this.windowRequests++;
+      this.windowAnswerBytes += bytes;
+    }
     this.byStatus[status] = (this.byStatus[status] ?? 0) + 1;
     if (latencyMs !== undefined) {
       if (this.answered === this.latencies.length) {

@@ -1,5 +1,6 @@
 import type { ClientIpSource } from "../http/client-ip.ts";
 import type { Logger } from "../log.ts";
+import type { VenueAllowances } from "./venues.ts";
 /** The outcome of one rate-limit check, as @upstash/ratelimit reports it. */
 export interface LimitResult {
   success: boolean;
@@ -23,6 +24,11 @@ export interface LimitRule {
   limit: number;
   windowMs: number;
   failMode: FailMode;
+  /**
+   * A kiosk route's rule: a registered venue address gets `limit` times its kiosks, counted in one
+   * bucket for the whole registration (rate-limit/venue-limit.ts). Unset: the limit is the same for everyone.
+   */
+  perKiosk?: boolean;
 }
 
 /**
@@ -37,6 +43,8 @@ export interface LimitPorts {
   clientIpSource: ClientIpSource;
   /** How many leading bits of an IPv6 client's address name its bucket (IPV6_RATE_LIMIT_PREFIX; default 64). */
   ipv6PrefixLength?: number;
+  /** The registered venue addresses and their allowances, when the deployment reads them. */
+  venues?: VenueAllowances;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { rateLimitIdentifier } from "../http/client-ip.ts";
+import { rateLimitIdentifier, requestClientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
-import { enforceLimit } from "./enforce-limit.ts";
 import type { LimitPorts, LimitRule } from "./limiter.ts";
+import { enforceClientLimit, venueLimit } from "./venue-limit.ts";
 
 /**
- * Limits the route by client IP before any other work on it (spec section 7 rule 2): a request
+ * Limits the route by client IP (a registered venue address: by its registration, `venueLimit`)
+ * before any other work on it (spec section 7 rule 2): a request
  * over `rule` gets 429 with Retry-After, and every answer of the route, refusals included, carries
  * the RateLimit-* headers. A limit checked inside the handler (`enforceLimit`) that set its own
  * RateLimit-* headers keeps them, as it is the narrower one.
@@ -15,7 +16,7 @@ import type { LimitPorts, LimitRule } from "./limiter.ts";
  */
 export function limitByIp(deps: LimitPorts, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitByIpMiddleware(c, next) {
-    const headers = await enforceLimit(deps, rule, rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength));
+    const headers = await enforceClientLimit(deps, rule, requestClientIp(c, deps.clientIpSource), rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength));
     await next();
     setLimitHeaders(c, headers);
   };
@@ -34,9 +35,11 @@ export function limitByIp(deps: LimitPorts, rule: LimitRule): MiddlewareHandler<
  */
 export function limitAlongside(deps: LimitPorts, rule: LimitRule): MiddlewareHandler<Env> {
   return async function limitAlongsideMiddleware(c, next) {
-    const client = rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength);
-    const refused = deps.limiter.isRefused(rule, client);
-    const verdict = enforceLimit(deps, rule, client);
+    const client = requestClientIp(c, deps.clientIpSource);
+    const identifier = rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength);
+    const applied = venueLimit(deps, rule, client, identifier);
+    const refused = deps.limiter.isRefused(applied.rule, applied.identifier);
+    const verdict = enforceClientLimit(deps, rule, client, identifier, applied);
     if (refused) await verdict;
     const passed = verdict.then(() => {});
     // Both are settled below or by the handler; a refusal must not surface as unhandled meanwhile.

@@ -11,6 +11,9 @@ export const perMinute = (name: string, limit: number, failMode: FailMode = "ope
   failMode,
 });
 
+/** A kiosk route's rule of `limit` requests per minute per address, times the kiosks of a registered venue address. */
+const perKioskPerMinute = (name: string, limit: number): LimitRule => ({ ...perMinute(name, limit), perKiosk: true });
+
 /** A rule of `limit` requests per 24 hours: a fixed window, as every rule here, so it resets at 00:00 UTC. */
 export const perDay = (name: string, limit: number, failMode: FailMode = "open"): LimitRule => ({
   name,
@@ -21,16 +24,17 @@ export const perDay = (name: string, limit: number, failMode: FailMode = "open")
 
 /**
  * Spec section 8, every limit in one place: 10 per minute per client IP on each kiosk route, a
- * bucket per route (a kiosk polling its schedule can still validate its license); onboarding 5 per
+ * bucket per route (a kiosk polling its schedule can still validate its license), and a registered
+ * venue address (public.venue_addresses) that many times its kiosks; onboarding 5 per
  * minute per client IP and 3 per 24 hours per e-mail address (normalized, so case variants share a
  * bucket), both failing closed: an unchecked flood would create accounts and send mail. One more,
  * where the spec is silent: failed pairings per client (rate-limit/failed-pairings.ts).
  */
 export const RULES = {
-  license: perMinute("license", 10),
-  systemName: perMinute("system-name", 10),
-  licenseSchedule: perMinute("license-schedule", 10),
-  legacySchedule: perMinute("schedule", 10),
+  license: perKioskPerMinute("license", 10),
+  systemName: perKioskPerMinute("system-name", 10),
+  licenseSchedule: perKioskPerMinute("license-schedule", 10),
+  legacySchedule: perKioskPerMinute("schedule", 10),
   onboardingPerIp: perMinute("onboarding", 5, "closed"),
   onboardingPerEmail: perDay("onboarding-email", 3, "closed"),
   // Not the spec's: failed pairings (a key and an e-mail that do not go together) per client, one

@@ -28,10 +28,17 @@ export interface UpstashRatelimitOptions {
 const REFUSED_CLIENTS_PER_RULE = 10_000;
 
 /**
+ * Instances kept, one per rule and limit: the spec's six rules, and one per distinct allowance of a
+ * registered venue address (kiosks x 10 on each kiosk route). Past this many the instance used
+ * longest ago is dropped, with its ephemeral cache: its next check builds it again.
+ */
+const INSTANCES_KEPT = 512;
+
+/**
  * The networked limiter: @upstash/ratelimit's fixed window on `redis`, Upstash itself or a plain
  * Redis behind @upstash/redis's interface (plain-redis.ts), so every instance of the function
- * shares the same windows. One `Ratelimit` per rule, built once and kept for the life of the
- * process or isolate, as its ephemeral cache needs. Keys are `cadence:ratelimit:<rule>:<identifier>:<window>`,
+ * shares the same windows. One `Ratelimit` per rule (and per venue allowance), built once and kept
+ * for the life of the process or isolate, as its ephemeral cache needs. Keys are `cadence:ratelimit:<rule>:<identifier>:<window>`,
  * the keys earlier releases counted in, so counts carry over a rolling deploy.
  *
  * The library answers a store it could not hear from in time with `success: true, reason:
@@ -46,30 +53,39 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
   const { log, keepAlive } = options;
   // Only analytics and deny lists leave work running after a check (`pending`); otherwise it is already settled.
   const background = Boolean(options.analytics || options.denyLists);
-  const instances = new Map<string, Ratelimit>();
-  /** Each rule's ephemeral cache, which the library fills: `<prefix>:<identifier>` -> when its refusal ends. */
-  const refusals = new Map<string, BoundedMap<string, number>>();
+  /**
+   * By rule name and limit: a venue's allowance is its own instance of the library's fixed window,
+   * with the same key prefix, so a venue's count is kept where the spec's would be and carries
+   * over when its registration changes mid-window. (The library's `limit(id, { rate })` sets how
+   * much one request consumes, not the limit: it cannot give one address a larger allowance.)
+   */
+  const instances = new BoundedMap<string, { instance: Ratelimit; refused: BoundedMap<string, number> }>({ capacity: INSTANCES_KEPT });
   let answering = true;
 
-  function instanceFor(rule: LimitRule): Ratelimit {
-    let instance = instances.get(rule.name);
-    if (!instance) {
-      const refused = new BoundedMap<string, number>({ capacity: REFUSED_CLIENTS_PER_RULE });
-      refusals.set(rule.name, refused);
-      instance = new Ratelimit({
-        redis,
-        limiter: Ratelimit.fixedWindow(rule.limit, `${rule.windowMs} ms`),
-        prefix: prefixOf(rule),
-        timeout: options.timeoutMs,
-        ephemeralCache: refused,
-        analytics: options.analytics ?? false,
-        enableProtection: options.denyLists ?? false,
-      });
-      instances.set(rule.name, instance);
+  function entryFor(rule: LimitRule) {
+    const key = `${rule.name}:${rule.limit}`;
+    let entry = instances.get(key);
+    if (entry) {
+      // Touched, so the allowances in use stay and the ones no longer used go first.
+      instances.set(key, entry);
+      return entry;
     }
-    return instance;
+    /** The ephemeral cache, which the library fills: `<prefix>:<identifier>` -> when its refusal ends. */
+    const refused = new BoundedMap<string, number>({ capacity: REFUSED_CLIENTS_PER_RULE });
+    const instance = new Ratelimit({
+      redis,
+      limiter: Ratelimit.fixedWindow(rule.limit, `${rule.windowMs} ms`),
+      prefix: prefixOf(rule),
+      timeout: options.timeoutMs,
+      ephemeralCache: refused,
+      analytics: options.analytics ?? false,
+      enableProtection: options.denyLists ?? false,
+    });
+    entry = { instance, refused };
+    instances.set(key, entry);
+    return entry;
   }
-  for (const rule of options.rules) instanceFor(rule);
+  for (const rule of options.rules) entryFor(rule);
 
   function unavailable(error: unknown): LimiterUnavailable {
     if (answering) {
@@ -84,7 +100,7 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
     async limit(rule: LimitRule, identifier: string): Promise<LimitResult> {
       let result: Awaited<ReturnType<Ratelimit["limit"]>>;
       try {
-        result = await instanceFor(rule).limit(identifier);
+        result = await entryFor(rule).instance.limit(identifier);
       } catch (error) {
         throw unavailable(error);
       }
@@ -111,14 +127,14 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
       // the ephemeral cache forgets the client's refusal): one command, only when a request failed.
       let result: Awaited<ReturnType<Ratelimit["limit"]>>;
       try {
-        result = await instanceFor(rule).limit(identifier, { rate: -1 });
+        result = await entryFor(rule).instance.limit(identifier, { rate: -1 });
       } catch (error) {
         throw unavailable(error);
       }
       if (result.reason === "timeout") throw unavailable(new LimiterUnavailable(`no answer within ${options.timeoutMs} ms`));
     },
     isRefused(rule: LimitRule, identifier: string): boolean {
-      const until = refusals.get(rule.name)?.get(`${prefixOf(rule)}:${identifier}`);
+      const until = instances.get(`${rule.name}:${rule.limit}`)?.refused.get(`${prefixOf(rule)}:${identifier}`);
       return until !== undefined && until > Date.now();
     },
   };

@@ -1,0 +1,197 @@
+import type { Database } from "../db/database.ts";
+import { isUnavailable } from "../db/unavailable.ts";
+import type { Logger } from "../log.ts";
+import { errorMessage } from "../log.ts";
+import { ipv4 } from "./window-counts.ts";
+
+/**
+ * How often an instance reads the registrations again: a change reaches every running instance
+ * within this plus one read (well within the minute the issue allows), at one statement per
+ * instance per interval, whatever the traffic.
+ */
+export const VENUES_REFRESH_MS = 30_000;
+/**
+ * The most registrations an instance holds (about 100 bytes each: a few MB at most). Past it the
+ * smallest allowances are left out (cadence.venue_allowances orders by kiosks), and those venues
+ * get the spec's limit, never more.
+ */
+export const VENUES_KEPT = 100_000;
+
+/** A registered venue address as the limiter uses it: the bucket its kiosks share, and how many kiosks it holds. */
+export interface Venue {
+  /** The rate-limit identifier: the address itself for a single IP (its count carries over from before it was registered), else the range (`203.0.113.0/28`). */
+  identifier: string;
+  kiosks: number;
+}
+
+/** The registered venue addresses, as one instance knows them (public.venue_addresses). */
+export interface VenueAllowances {
+  /** The registration holding `ip`, from memory only: never a database read on the request path. */
+  lookup(ip: string): Venue | undefined;
+  /** Whether the registrations have been read at least once since the instance started. */
+  readonly loaded: boolean;
+  /** Settles when the first read has (successfully or not). */
+  firstLoad: Promise<void>;
+  /** Reads the registrations now (the timer does this every `refreshEveryMs`). */
+  refresh(): Promise<void>;
+  close(): void;
+}
+
+export interface VenueAllowancesOptions {
+  db: Database;
+  log: Logger;
+  refreshEveryMs?: number;
+  most?: number;
+}
+
+/** One address family's registrations: prefix length -> network (as a number) -> venue. */
+type Table<A> = Map<number, Map<A, Venue>>;
+
+/**
+ * Keeps every registered venue address in memory, read in one statement at start and then every
+ * `refreshEveryMs` in the background (a timer that never keeps the process alive). A lookup masks
+ * the client IP with each prefix length registered (IPv4 /24-/32, IPv6 /48-/128, a handful at
+ * most) and finds its venue in a map: an unregistered address costs a few map lookups and no round
+ * trip. A read that fails keeps what was known; until the first read succeeds, every address
+ * counts as unregistered (the middleware waits for that read only when it would refuse).
+ *
+ * @example
+ * const venues = venueAllowances({ db, log });
+ * venues.lookup("203.0.113.7"); // { identifier: "203.0.113.0/28", kiosks: 20 }, or undefined
+ */
+export function venueAllowances(options: VenueAllowancesOptions): VenueAllowances {
+  const { db, log } = options;
+  const most = options.most ?? VENUES_KEPT;
+  let v4: Table<number> = new Map();
+  let v6: Table<bigint> = new Map();
+  let loaded = false;
+  let running: Promise<void> | undefined;
+  let truncatedLogged = false;
+
+  async function read(): Promise<void> {
+    try {
+      const rows = await db.query<{ network: string; kiosks: number }>("select network, kiosks from cadence.venue_allowances($1)", [most]);
+      const next4: Table<number> = new Map();
+      const next6: Table<bigint> = new Map();
+      for (const row of rows) {
+        const parsed = parseNetwork(row.network);
+        if (!parsed) continue;
+        const identifier = parsed.host ? parsed.address : row.network;
+        const venue = { identifier, kiosks: row.kiosks };
+        if (parsed.family === 4) put(next4, parsed.length, mask4(parsed.bits as number, parsed.length), venue);
+        else put(next6, parsed.length, mask6(parsed.bits as bigint, parsed.length), venue);
+      }
+      v4 = next4;
+      v6 = next6;
+      loaded = true;
+      if (rows.length >= most && !truncatedLogged) {
+        truncatedLogged = true;
+        log("warn", "venue_allowances_truncated", { kept: most });
+      }
+    } catch (error) {
+      // An outage is logged once where it is detected (db/availability.ts); the next read retries.
+      if (!isUnavailable(error)) log("error", "venue_allowances_failed", { error: errorMessage(error) });
+    }
+  }
+
+  function refresh(): Promise<void> {
+    running ??= read().finally(() => (running = undefined));
+    return running;
+  }
+
+  const firstLoad = refresh();
+  const timer: unknown = setInterval(() => void refresh(), options.refreshEveryMs ?? VENUES_REFRESH_MS);
+  unrefTimer(timer);
+
+  return {
+    lookup(ip) {
+      const address = ipv4(ip);
+      if (address !== null) {
+        for (const [length, venues] of v4) {
+          const venue = venues.get(mask4(address, length));
+          if (venue) return venue;
+        }
+        return undefined;
+      }
+      if (v6.size === 0) return undefined;
+      const bits = ipv6(ip);
+      if (bits === null) return undefined;
+      for (const [length, venues] of v6) {
+        const venue = venues.get(mask6(bits, length));
+        if (venue) return venue;
+      }
+      return undefined;
+    },
+    get loaded() {
+      return loaded;
+    },
+    firstLoad,
+    refresh,
+    close() {
+      clearInterval(timer as Parameters<typeof clearInterval>[0]);
+    },
+  };
+}
+
+function put<A>(table: Table<A>, length: number, network: A, venue: Venue) {
+  let venues = table.get(length);
+  if (!venues) table.set(length, (venues = new Map()));
+  venues.set(network, venue);
+}
+
+/** A timer that must not keep the process (or an edge worker) alive: Node's `unref()`, Deno's `Deno.unrefTimer`. */
+function unrefTimer(timer: unknown) {
+  if (typeof timer === "object" && timer !== null && "unref" in timer) (timer as { unref(): void }).unref();
+  else (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(timer as number);
+}
+
+const mask4 = (address: number, length: number) => length === 0 ? 0 : (address & (~0 << (32 - length))) >>> 0;
+const ALL_V6 = (1n << 128n) - 1n;
+const mask6 = (address: bigint, length: number) => address & (ALL_V6 ^ ((1n << BigInt(128 - length)) - 1n));
+
+/** A network as Postgres writes a cidr (`203.0.113.0/28`, `2001:db8::/48`), or null if it is neither. */
+export function parseNetwork(text: string): { family: 4 | 6; bits: number | bigint; length: number; address: string; host: boolean } | null {
+  const [address, lengthText] = text.split("/");
+  const v4 = ipv4(address);
+  if (v4 !== null) {
+    const length = lengthText === undefined ? 32 : Number(lengthText);
+    return Number.isInteger(length) && length >= 0 && length <= 32 ? { family: 4, bits: v4, length, address, host: length === 32 } : null;
+  }
+  const v6 = ipv6(address);
+  if (v6 === null) return null;
+  const length = lengthText === undefined ? 128 : Number(lengthText);
+  return Number.isInteger(length) && length >= 0 && length <= 128 ? { family: 6, bits: v6, length, address, host: length === 128 } : null;
+}
+
+/** An IPv6 address (`::` compression and a dotted IPv4 tail allowed) as a 128-bit number, or null. */
+export function ipv6(text: string): bigint | null {
+  if (!text.includes(":")) return null;
+  const halves = text.split("::");
+  if (halves.length > 2) return null;
+  const groups = (part: string): number[] | null => {
+    if (part === "") return [];
+    const out: number[] = [];
+    const pieces = part.split(":");
+    for (let at = 0; at < pieces.length; at++) {
+      const piece = pieces[at];
+      if (at === pieces.length - 1 && piece.includes(".")) {
+        const tail = ipv4(piece);
+        if (tail === null) return null;
+        out.push(tail >>> 16, tail & 0xffff);
+      } else if (/^[0-9a-fA-F]{1,4}$/.test(piece)) {
+        out.push(parseInt(piece, 16));
+      } else {
+        return null;
+      }
+    }
+    return out;
+  };
+  const head = groups(halves[0]);
+  const tail = halves.length === 2 ? groups(halves[1]) : [];
+  if (head === null || tail === null) return null;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  let bits = 0n;
+  for (const group of [...head, ...new Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail]) bits = (bits << 16n) | BigInt(group);
+  return bits;
+}
