@@ -2,21 +2,21 @@ import { defineConfig } from "vitest/config";
 
 /** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches, kiosk sightings, hostile values, ill-formed text. */
 const throughPooler = [
-  "test/license-schedule.test.ts",
-  "test/legacy-schedule.test.ts",
-  "test/schedule-payload.test.ts",
-  "test/served-schedules.test.ts",
-  "test/schedule-version.test.ts",
-  "test/license.test.ts",
-  "test/system-name.test.ts",
-  "test/proclamations.test.ts",
-  "test/onboarding.test.ts",
-  "test/signature.test.ts",
-  "test/onboarding-retries.test.ts",
+  "test/schedule/license-schedule.test.ts",
+  "test/schedule/legacy-schedule.test.ts",
+  "test/schedule/schedule-payload.test.ts",
+  "test/schedule/served-schedules.test.ts",
+  "test/schedule/schedule-version.test.ts",
+  "test/license/license.test.ts",
+  "test/license/system-name.test.ts",
+  "test/catalogue/proclamations.test.ts",
+  "test/onboarding/onboarding.test.ts",
+  "test/onboarding/signature.test.ts",
+  "test/onboarding/onboarding-retries.test.ts",
   "test/hardening/races.test.ts",
-  "test/kiosk-status.test.ts",
-  "test/hostile-values.test.ts",
-  "test/well-formed-text.test.ts",
+  "test/kiosk/kiosk-status.test.ts",
+  "test/database/hostile-values.test.ts",
+  "test/license/well-formed-text.test.ts",
 ];
 
 export default defineConfig({

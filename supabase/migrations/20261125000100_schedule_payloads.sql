@@ -13,7 +13,7 @@
 -- instances deployed before this migration go on answering while it runs and after (their
 -- `fingerprint` is now the version, which they only compare); every version is unchanged. The
 -- per-key table goes in the next migration: a poll that began before this one commits still reads
--- it (test/schedule-payloads-migration.test.ts).
+-- it (test/schedule/schedule-payloads-migration.test.ts).
 
 create table public.schedule_payloads (
   schedule_id uuid primary key

@@ -1,7 +1,7 @@
 -- The per-key payload copies and what kept them, unused since schedule_payloads. Dropped apart from
 -- that migration: a poll that began before it committed ran the former read function, which reads
 -- this table, and dropping it there failed those polls ("relation does not exist") instead of
--- letting them finish (test/schedule-payloads-migration.test.ts). Once that migration has committed,
+-- letting them finish (test/schedule/schedule-payloads-migration.test.ts). Once that migration has committed,
 -- every poll runs the new function, so nothing waits on this table any more.
 
 drop table public.license_schedule_payloads;

@@ -12,7 +12,7 @@
 -- each key), and the query in supabase/README.md ("System names") lists them for staff to fix.
 
 -- Unicode 17's format characters (category Cf), the set JavaScript's \p{Cf} matches in Deno and
--- Node; test/system-name.test.ts checks that both remove exactly the same characters.
+-- Node; test/license/system-name.test.ts checks that both remove exactly the same characters.
 create function cadence.system_name_form(p_name text)
 returns text
 language sql

@@ -1,0 +1,283 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+});
+afterAll(() => database.drop());
+
+const rollback = new Error("rollback");
+const apiRoles = ["anon", "authenticated"] as const;
+
+/**
+ * What `authenticated` (an account holder, through Supabase's Data API) may do, decided for every
+ * column of every table and view in `public` and `cadence`: the column privileges it holds
+ * (select, insert, update; "" for none), and whether it may delete rows. The test below compares
+ * the catalog with this list both ways, so a new table or column without a decision fails. The
+ * rows a privilege reaches are the policies' business (test/access/account-holder-access.test.ts); a view
+ * has none of its own, it runs as its reader (security invoker) under its tables' policies.
+ */
+const holderAccess: Record<string, { columns: Record<string, string>; delete?: true }> = {
+  "public.accounts": {
+    columns: {
+      id: "select", email: "select", display_name: "select", created_at: "",
+      auth_user_id: "", auth_link_attempts: "", auth_link_error: "", auth_link_due_at: "",
+    },
+  },
+  "public.license_keys": {
+    columns: { key: "select", active: "select", system_name: "select", last_validated_at: "select", account_id: "", email: "", created_at: "" },
+  },
+  "public.account_proclamations": { columns: { account_id: "", proclamation_id: "" } },
+  "public.categories": { columns: { id: "select", name: "select", sort_order: "select" } },
+  "public.groups": { columns: { id: "select", name: "select", sort_order: "select" } },
+  "public.frequencies": { columns: { id: "select", name: "select", hz: "select" } },
+  "public.color_palettes": { columns: { canonical_frequency_id: "select", colors: "select" } },
+  "public.proclamations": {
+    columns: {
+      id: "select", name: "select", content: "select", category_id: "select", group_id: "select", frequency_id: "select", created_at: "select",
+    },
+  },
+  "public.schedules": {
+    columns: { id: "select", license_key: "select insert", account_id: "select insert", type: "select insert update", created_at: "select" },
+    delete: true,
+  },
+  "public.schedule_blocks": {
+    columns: {
+      id: "select", schedule_id: "select insert", weekday: "select insert update", start_time: "select insert update",
+      end_time: "select insert update", dynamic_audio: "select insert update",
+    },
+    delete: true,
+  },
+  "public.schedule_block_proclamations": {
+    columns: { block_id: "select insert", position: "select insert update", proclamation_id: "select insert update" },
+    delete: true,
+  },
+  "public.schedule_payloads": { columns: { schedule_id: "", payload: "", version: "" } },
+  "public.kiosk_sightings": {
+    columns: { license_key: "select", last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select" },
+  },
+  "public.kiosk_status": {
+    columns: {
+      license_key: "select", account_email: "select", system_name: "select", active: "select", last_validated_at: "select",
+      last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select", schedule_version_current: "select",
+      schedule_is_current: "select", state: "select",
+    },
+  },
+  "public.venue_addresses": {
+    columns: {
+      id: "select", account_id: "select insert", network: "select insert update", kiosks: "select insert update",
+      created_at: "select", created_by: "select", updated_at: "select", updated_by: "select",
+    },
+    delete: true,
+  },
+  "public.venue_address_changes": {
+    columns: { id: "", venue_address_id: "", account_id: "", change: "", network: "", kiosks: "", changed_at: "", changed_by: "" },
+  },
+  "public.webhook_nonces": { columns: { nonce: "", expires_at: "" } },
+  "public.onboarding_idempotency_keys": {
+    columns: {
+      source: "", id: "", body_sha256: "", claim_token: "", claimed_until: "", response_status: "", response_body: "",
+      created_at: "", expires_at: "",
+    },
+  },
+  "public.email_outbox": {
+    columns: {
+      id: "", recipient: "", subject: "", text_body: "", html_body: "", status: "", attempts: "", last_error: "",
+      next_attempt_at: "", sent_at: "", created_at: "",
+    },
+  },
+};
+
+/** The policies, each named as a sentence; all of them for `authenticated` only. */
+const holderPolicies = [
+  "public.accounts select: Account holders can read their own account",
+  "public.license_keys select: Account holders can read their own license keys",
+  "public.categories select: Account holders can read categories",
+  "public.groups select: Account holders can read groups",
+  "public.frequencies select: Account holders can read stored frequencies",
+  "public.color_palettes select: Account holders can read stored colour palettes",
+  "public.proclamations select: Account holders can read the proclamations they are entitled to",
+  "public.schedules select: Account holders can read their own schedules",
+  "public.schedules insert: Account holders can create schedules for their account and keys",
+  "public.schedules update: Account holders can change their own schedules",
+  "public.schedules delete: Account holders can delete their own schedules",
+  "public.schedule_blocks select: Account holders can read the blocks of their own schedules",
+  "public.schedule_blocks insert: Account holders can add blocks to their own schedules",
+  "public.schedule_blocks update: Account holders can change the blocks of their own schedules",
+  "public.schedule_blocks delete: Account holders can delete the blocks of their own schedules",
+  "public.schedule_block_proclamations select: Account holders can read what their blocks play",
+  "public.schedule_block_proclamations insert: Account holders can add entitled proclamations to their blocks",
+  "public.schedule_block_proclamations update: Account holders can change what their blocks play, if entitled",
+  "public.schedule_block_proclamations delete: Account holders can remove proclamations from their blocks",
+  "public.kiosk_sightings select: Account holders can read the sightings of their own keys",
+  "public.venue_addresses select: Account holders can read their own venue addresses",
+  "public.venue_addresses insert: Account holders can register venue addresses for their account",
+  "public.venue_addresses update: Account holders can change their own venue addresses",
+  "public.venue_addresses delete: Account holders can delete their own venue addresses",
+];
+
+/** The views `authenticated` reads: each runs as its reader, so its tables' policies apply. */
+const holderViews = ["public.kiosk_status"];
+
+/** The functions its policies and views call: the only ones `authenticated` may execute. */
+const holderFunctions = [
+  "cadence.holder_account_id()",
+  "cadence.holder_block_ids()",
+  "cadence.holder_license_keys()",
+  "cadence.holder_owns_key(text)",
+  "cadence.holder_proclamation_ids()",
+  "cadence.holder_schedule_ids()",
+  "cadence.license_key_owner(text)",
+  "cadence.license_key_schedule_version(text)",
+];
+
+/** Every table, view and function we own, enumerated from the catalog so later ones are covered. */
+async function ourRelations() {
+  return database.db.query<{ name: string; kind: string }>(`
+    select format('%I.%I', n.nspname, c.relname) as name, c.relkind::text as kind
+    from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+    where c.relkind in ('r', 'v', 'm', 'p', 'f') and n.nspname in ('public', 'cadence')`);
+}
+
+/** What `role` holds on every column and table we own, in the shape of `holderAccess`. */
+async function accessOf(role: string) {
+  const columns = await database.db.query<{ relation: string; column: string; privileges: string }>(
+    `select format('%I.%I', n.nspname, c.relname) as relation, a.attname as column,
+            concat_ws(' ', case when has_column_privilege($1, c.oid, a.attnum, 'select') then 'select' end,
+                           case when has_column_privilege($1, c.oid, a.attnum, 'insert') then 'insert' end,
+                           case when has_column_privilege($1, c.oid, a.attnum, 'update') then 'update' end,
+                           case when has_column_privilege($1, c.oid, a.attnum, 'references') then 'references' end) as privileges
+       from pg_catalog.pg_class c
+       join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+      where c.relkind in ('r', 'v', 'm', 'p', 'f') and n.nspname in ('public', 'cadence')`,
+    [role],
+  );
+  const tables = await database.db.query<{ relation: string; privileges: string }>(
+    `select format('%I.%I', n.nspname, c.relname) as relation,
+            concat_ws(' ', case when has_table_privilege($1, c.oid, 'delete') then 'delete' end,
+                           case when has_table_privilege($1, c.oid, 'truncate') then 'truncate' end,
+                           case when has_table_privilege($1, c.oid, 'references') then 'references' end,
+                           case when has_table_privilege($1, c.oid, 'trigger') then 'trigger' end) as privileges
+       from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where c.relkind in ('r', 'v', 'm', 'p', 'f') and n.nspname in ('public', 'cadence')`,
+    [role],
+  );
+  const access: Record<string, { columns: Record<string, string>; delete?: true; other?: string[] }> = {};
+  for (const { relation, column, privileges } of columns) {
+    (access[relation] ??= { columns: {} }).columns[column] = privileges;
+  }
+  for (const { relation, privileges } of tables) {
+    const entry = (access[relation] ??= { columns: {} });
+    const held = privileges.split(" ").filter(Boolean);
+    if (held.includes("delete")) entry.delete = true;
+    const other = held.filter((privilege) => privilege !== "delete");
+    if (other.length > 0) entry.other = other;
+  }
+  return access;
+}
+
+/** The executable functions of `public` and `cadence` for `role`. */
+async function executableBy(role: string) {
+  const rows = await database.db.query<{ name: string }>(
+    `select p.oid::regprocedure::text as name
+       from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
+      where n.nspname in ('public', 'cadence') and has_function_privilege($1, p.oid, 'execute')
+      order by 1`,
+    [role],
+  );
+  return rows.map((row) => row.name);
+}
+
+describe("row-level security and privileges", () => {
+  it("has row-level security on for every table", async () => {
+    const tables = await database.db.query<{ name: string; rls: boolean }>(`
+      select format('%I.%I', n.nspname, c.relname) as name, c.relrowsecurity as rls
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where c.relkind in ('r', 'p') and n.nspname in ('public', 'cadence')`);
+    expect(tables.length).toBeGreaterThan(5);
+    expect(tables.filter((table) => !table.rls)).toEqual([]);
+  });
+
+  it("gives anon no privilege on any table or view", async () => {
+    const relations = await ourRelations();
+    const granted = [];
+    for (const { name } of relations) {
+      for (const privilege of ["select", "insert", "update", "delete", "truncate", "references", "trigger"]) {
+        const [row] = await database.db.query<{ ok: boolean }>("select has_table_privilege('anon', $1, $2) as ok", [name, privilege]);
+        if (row.ok) granted.push(`${privilege} on ${name}`);
+      }
+    }
+    const columns = await accessOf("anon");
+    const onColumns = Object.entries(columns).flatMap(([relation, { columns }]) =>
+      Object.entries(columns).filter(([, privileges]) => privileges !== "").map(([column]) => `${relation}.${column}`));
+    expect([...granted, ...onColumns]).toEqual([]);
+  });
+
+  it("gives authenticated exactly the decided privileges on every column of every table: none undecided", async () => {
+    expect(await accessOf("authenticated")).toEqual(holderAccess);
+  });
+
+  it("has a policy named as a sentence for each verb granted to authenticated, and no other", async () => {
+    const policies = await database.db.query<{ policy: string; roles: string; permissive: string }>(`
+      select format('%I.%I %s: %s', schemaname, tablename, lower(cmd), policyname) as policy,
+             array_to_string(roles, ',') as roles, permissive
+        from pg_catalog.pg_policies where schemaname in ('public', 'cadence')`);
+    expect(policies.map((row) => row.policy).sort()).toEqual([...holderPolicies].sort());
+    expect(policies.filter((row) => row.roles !== "authenticated" || row.permissive !== "PERMISSIVE")).toEqual([]);
+
+    const tables = Object.entries(holderAccess).filter(([relation]) => !holderViews.includes(relation));
+    const granted = tables.flatMap(([relation, { columns, delete: deletes }]) => {
+      const verbs = new Set(Object.values(columns).flatMap((privileges) => privileges.split(" ").filter(Boolean)));
+      if (deletes) verbs.add("delete");
+      return [...verbs].map((verb) => `${relation} ${verb}`);
+    });
+    expect(holderPolicies.map((policy) => policy.split(":")[0]).sort()).toEqual(granted.sort());
+  });
+
+  it("exposes views to authenticated only as security invoker, so their tables' policies apply", async () => {
+    const views = await database.db.query<{ name: string; invoker: boolean }>(`
+      select format('%I.%I', n.nspname, c.relname) as name,
+             coalesce('security_invoker=true' = any (c.reloptions) or 'security_invoker=on' = any (c.reloptions), false) as invoker
+        from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+       where c.relkind in ('v', 'm') and n.nspname in ('public', 'cadence') and has_table_privilege('authenticated', c.oid, 'select')`);
+    expect(views).toEqual(holderViews.map((name) => ({ name, invoker: true })));
+  });
+
+  it("lets anon execute none of our functions", async () => {
+    expect(await executableBy("anon")).toEqual([]);
+  });
+
+  it("lets authenticated execute only the functions its policies and views call", async () => {
+    expect(await executableBy("authenticated")).toEqual(holderFunctions);
+  });
+
+  for (const role of apiRoles) {
+    it(`reads no row of any table as ${role} without a linked Auth user, even if select were granted by mistake`, async () => {
+      const relations = (await ourRelations()).filter((relation) => relation.kind === "r");
+      const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+      const visible: string[] = [];
+      try {
+        for (const { name } of relations) {
+          await sql
+            .begin(async (tx) => {
+              await tx.unsafe(`grant select on ${name} to ${role}`);
+              await tx.unsafe(`set local role ${role}`);
+              const [row] = await tx.unsafe(`select count(*)::int as count from ${name}`);
+              if (row.count > 0) visible.push(`${row.count} rows of ${name}`);
+              throw rollback;
+            })
+            .catch((error) => {
+              if (error !== rollback) throw error;
+            });
+        }
+      } finally {
+        await sql.end();
+      }
+      expect(visible).toEqual([]);
+    });
+  }
+});

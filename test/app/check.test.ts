@@ -1,0 +1,126 @@
+import { execFile } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { childEnv } from "../support/child-env.ts";
+import { scopedDatabase } from "../support/database.ts";
+import { startServer, type RunningServer } from "../support/server.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+const deno = `${root}node_modules/.bin/deno`;
+const SECRET = "check-signing-secret";
+
+/** Runs the check command as `npm run check` does; resolves to its exit code and output. */
+function runCheck(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(deno, ["run", "--allow-net", "functions/cli/check.ts", ...args], { cwd: root, env: childEnv() }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const linesOf = (stdout: string) => stdout.trimEnd().split("\n");
+
+/** A server on the real entry for one test: each run of the check spends its own IP's minute of the limits. */
+async function withServer<T>(env: Record<string, string>, use: (server: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startServer(env);
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * A deployment broken in one place: it forwards everything to `upstream` except the frequencies,
+ * where it answers eight instead of nine.
+ */
+async function brokenFrequencies(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer(async (request, response) => {
+    if (request.url === "/api/v2/frequencies") {
+      const eight = Array.from({ length: 8 }, (_, i) => ({ id: i + 1, name: `f${i + 1}`, value: 100 * (i + 1) }));
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(eight));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string" && name !== "host") headers.set(name, value);
+    const answer = await fetch(upstream + request.url, {
+      method: request.method,
+      headers,
+      body: ["GET", "HEAD"].includes(request.method ?? "GET") ? undefined : Buffer.concat(chunks),
+    });
+    response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("npm run check (functions/cli/check.ts) against a running deployment", () => {
+  const database = scopedDatabase();
+
+  it("passes every check against the real entry, the limit probe and a signed onboarding included, and exits 0", async () => {
+    await withServer({ ...database.serverEnv, SIGNING_SECRET: SECRET }, async (server) => {
+      const { code, stdout, stderr } = await runCheck(["--url", `${server.url}/`, "--limits", "--secret", SECRET, "--email", "check-cli@example.com"]);
+      const lines = linesOf(stdout);
+      expect(lines.at(-1)).toBe("20 passed, 0 failed");
+      expect(lines.slice(0, -1).filter((line) => !line.startsWith("PASS "))).toEqual([]);
+      expect(stdout).toContain("PASS GET /api/v2/frequencies: 9 frequencies, ids 1 to 9");
+      expect(stdout).toMatch(/PASS GET \/api\/v2\/licenses\/\{key\}\/schedule ×11.*limits hold/);
+      expect(stdout).toContain("(signed, onboards check-cli@example.com)");
+      expect(stderr).toContain("spends this IP's minute of that limit");
+      expect(code).toBe(0);
+      const [account] = await database.db.query("select 1 from public.accounts where email = 'check-cli@example.com'");
+      expect(account).toBeDefined();
+    });
+  });
+
+  it("fails the limit probe of a deployment that trusts a forged X-Forwarded-For, names CLIENT_IP_HEADER, and exits 1", async () => {
+    await withServer({ ...database.serverEnv, TRUST_PROXY: "true" }, async (server) => {
+      const { code, stdout } = await runCheck(["--url", server.url, "--limits"]);
+      const lines = linesOf(stdout);
+      expect(lines.at(-1)).toBe("18 passed, 1 failed");
+      const failed = lines.filter((line) => line.startsWith("FAIL "));
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatch(/^FAIL GET \/api\/v2\/licenses\/\{key\}\/schedule ×11, each with a forged X-Forwarded-For .*limits do not hold.*CLIENT_IP_HEADER/);
+      expect(code).toBe(1);
+    });
+  });
+
+  it("says which check fails when one answer is wrong, passes the others, and exits 1", async () => {
+    await withServer(database.serverEnv, async (server) => {
+      const broken = await brokenFrequencies(server.url);
+      try {
+        const { code, stdout } = await runCheck(["--url", broken.url]);
+        const lines = linesOf(stdout);
+        expect(lines.filter((line) => line.startsWith("FAIL "))).toEqual([
+          "FAIL GET /api/v2/frequencies: expected exactly the ids 1 to 9, got [1,2,3,4,5,6,7,8]",
+        ]);
+        expect(lines.at(-1)).toBe("17 passed, 1 failed");
+        expect(code).toBe(1);
+      } finally {
+        await broken.close();
+      }
+    });
+  });
+
+  it("fails every check of a deployment that does not answer, and exits 1", async () => {
+    const { code, stdout } = await runCheck(["--url", "http://127.0.0.1:9"]);
+    expect(linesOf(stdout).at(-1)).toBe("0 passed, 18 failed");
+    expect(stdout).toContain("FAIL GET /api/v2/categories: no answer");
+    expect(code).toBe(1);
+  });
+
+  it("onboards only with both --secret and --email: one without the other is refused before any request", async () => {
+    for (const args of [["--secret", SECRET], ["--email", "half@example.com"]]) {
+      const { code, stdout, stderr } = await runCheck(["--url", "http://127.0.0.1:9", ...args]);
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr).toContain("--secret and --email go together");
+    }
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../../functions/app/config.ts";
+
+describe("configuration", () => {
+  it("has defaults for a local start: port 8000, data in .data, console mailer", () => {
+    const config = parseConfig({});
+    expect(config).toMatchObject({ PORT: 8000, DATA_DIR: ".data", TRUST_PROXY: false, MAILER: "console" });
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it("treats empty variables as unset", () => {
+    const config = parseConfig({ PORT: "", DATABASE_URL: "" });
+    expect(config.PORT).toBe(8000);
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it("refuses a bad value with a message naming the variable", () => {
+    expect(() => parseConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => parseConfig({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => parseConfig({ TRUST_PROXY: "maybe" })).toThrow(/TRUST_PROXY/);
+    expect(() => parseConfig({ DATABASE_URL: "not a url" })).toThrow(/DATABASE_URL/);
+    expect(() => parseConfig({ MAILER: "smtp" })).toThrow(/MAILER/);
+  });
+
+  it("bounds the wait on the database at 2 s by default, DATABASE_DEADLINE_MS between 100 ms and 60 s", () => {
+    expect(parseConfig({}).DATABASE_DEADLINE_MS).toBe(2_000);
+    expect(parseConfig({ DATABASE_DEADLINE_MS: "750" }).DATABASE_DEADLINE_MS).toBe(750);
+    for (const bad of ["50", "60001", "1.5", "soon"]) {
+      expect(() => parseConfig({ DATABASE_DEADLINE_MS: bad })).toThrow(/DATABASE_DEADLINE_MS/);
+    }
+  });
+
+  it("requires RESEND_API_KEY with MAILER=resend, and Upstash URL and token together", () => {
+    expect(() => parseConfig({ MAILER: "resend" })).toThrow(/RESEND_API_KEY/);
+    expect(() => parseConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })).toThrow(/UPSTASH_REDIS_REST_TOKEN/);
+  });
+
+  it("leaves Upstash's rate-limit analytics and deny lists off by default, and refuses them without Upstash", () => {
+    expect(parseConfig({})).toMatchObject({ UPSTASH_RATELIMIT_ANALYTICS: false, UPSTASH_RATELIMIT_DENY_LISTS: false });
+    const upstash = { UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "token" };
+    expect(parseConfig({ ...upstash, UPSTASH_RATELIMIT_ANALYTICS: "true", UPSTASH_RATELIMIT_DENY_LISTS: "1" })).toMatchObject({
+      UPSTASH_RATELIMIT_ANALYTICS: true,
+      UPSTASH_RATELIMIT_DENY_LISTS: true,
+    });
+    expect(() => parseConfig({ REDIS_URL: "redis://127.0.0.1:6379", UPSTASH_RATELIMIT_ANALYTICS: "true" })).toThrow(/UPSTASH_RATELIMIT_ANALYTICS/);
+    expect(() => parseConfig({ UPSTASH_RATELIMIT_DENY_LISTS: "true" })).toThrow(/UPSTASH_RATELIMIT_DENY_LISTS/);
+  });
+
+  it("accepts SIGNING_SECRET_PREVIOUS beside SIGNING_SECRET, and refuses it alone", () => {
+    const rotating = parseConfig({ SIGNING_SECRET: "new-secret", SIGNING_SECRET_PREVIOUS: "old-secret" });
+    expect(rotating).toMatchObject({ SIGNING_SECRET: "new-secret", SIGNING_SECRET_PREVIOUS: "old-secret" });
+    expect(parseConfig({ SIGNING_SECRET: "new-secret" }).SIGNING_SECRET_PREVIOUS).toBeUndefined();
+    expect(() => parseConfig({ SIGNING_SECRET_PREVIOUS: "old-secret" })).toThrow(/SIGNING_SECRET_PREVIOUS/);
+  });
+
+  it("accepts STANDARD_WEBHOOKS_SECRET as whsec_ and the base64 of 24 to 64 bytes, and refuses anything else", () => {
+    const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString("base64");
+    for (const bytes of [24, 32, 64]) {
+      expect(parseConfig({ STANDARD_WEBHOOKS_SECRET: `whsec_${base64Of(bytes)}` }).STANDARD_WEBHOOKS_SECRET).toBe(`whsec_${base64Of(bytes)}`);
+    }
+    for (const secret of [base64Of(32), `whsec_${base64Of(23)}`, `whsec_${base64Of(65)}`, "whsec_not base64!", `v1,whsec_${base64Of(32)}`]) {
+      expect(() => parseConfig({ STANDARD_WEBHOOKS_SECRET: secret })).toThrow(/STANDARD_WEBHOOKS_SECRET/);
+    }
+  });
+
+  it("reads CLIENT_IP_HEADER in any case, as x-forwarded-for, x-forwarded-for:N, x-real-ip or cf-connecting-ip", () => {
+    expect(parseConfig({}).CLIENT_IP_HEADER).toBeUndefined();
+    expect(parseConfig({ CLIENT_IP_HEADER: "CF-Connecting-IP" }).CLIENT_IP_HEADER).toEqual({ name: "cf-connecting-ip", header: "cf-connecting-ip", fromRight: null });
+    expect(parseConfig({ CLIENT_IP_HEADER: "x-forwarded-for:2" }).CLIENT_IP_HEADER).toEqual({ name: "x-forwarded-for:2", header: "x-forwarded-for", fromRight: 2 });
+    expect(parseConfig({ CLIENT_IP_HEADER: "x-real-ip" }).CLIENT_IP_HEADER?.header).toBe("x-real-ip");
+    for (const bad of ["forwarded", "x-forwarded-for:0", "x-forwarded-for:-1", "x-forwarded-for:100", "x-real-ip:1"]) {
+      expect(() => parseConfig({ CLIENT_IP_HEADER: bad }), bad).toThrow(/CLIENT_IP_HEADER/);
+    }
+  });
+
+  it("limits IPv6 clients by their /64 by default, IPV6_RATE_LIMIT_PREFIX from 16 to 128", () => {
+    expect(parseConfig({}).IPV6_RATE_LIMIT_PREFIX).toBe(64);
+    expect(parseConfig({ IPV6_RATE_LIMIT_PREFIX: "56" }).IPV6_RATE_LIMIT_PREFIX).toBe(56);
+    expect(parseConfig({ IPV6_RATE_LIMIT_PREFIX: "128" }).IPV6_RATE_LIMIT_PREFIX).toBe(128);
+    for (const bad of ["0", "15", "129", "64.5", "/64"]) {
+      expect(() => parseConfig({ IPV6_RATE_LIMIT_PREFIX: bad }), bad).toThrow(/IPV6_RATE_LIMIT_PREFIX: must be a prefix length from 16 to 128/);
+    }
+  });
+
+  it("refuses CLIENT_IP_HEADER with TRUST_PROXY=true: one of them names where the client IP comes from", () => {
+    expect(() => parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "true" })).toThrow(/CLIENT_IP_HEADER/);
+    expect(parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "false" }).CLIENT_IP_HEADER?.name).toBe("x-real-ip");
+  });
+});

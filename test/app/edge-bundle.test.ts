@@ -1,0 +1,49 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = new URL("../../", import.meta.url).pathname;
+const deno = `${root}node_modules/.bin/deno`;
+const out = mkdtempSync(join(tmpdir(), "cadence-bundle-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/**
+ * Supabase refuses a function bundle over 5 MB server-side; each entry stays under half of it, and
+ * under its own ceiling, a little above what it weighed (MB of 10^6 bytes: api 2.20, outbox 1.15,
+ * auth-email-hook 1.78) so growth is seen when it happens. zod is the largest part (0.72 MiB:
+ * @hono/zod-openapi hands zod's `z` namespace to zod-to-openapi as a value, which keeps all 40
+ * locales), then supabase-js (its Auth admin client comes with the realtime, storage, PostgREST
+ * and functions clients it is built with), node-postgres with its type parsers (0.18 MiB),
+ * @upstash/redis and @upstash/ratelimit.
+ */
+const HALF_OF_SUPABASE_LIMIT_MB = 2.5;
+const CEILING_MB: Record<string, number> = { api: 2.3, outbox: 1.2, "auth-email-hook": 1.85 };
+
+/**
+ * Modules that only a local or self-hosted server runs, never in an edge function: PGlite and its
+ * assets, and node-redis, the `REDIS_URL` store's client.
+ */
+const LOCAL_ONLY = [/@electric-sql[+/]pglite/, /pglite\.(wasm|data)|initdb\.wasm/, /@redis[+/]client/, /RedisSocket/];
+
+async function bundle(name: string): Promise<string> {
+  const file = join(out, `${name}.js`);
+  await promisify(execFile)(deno, ["bundle", `functions/${name}/index.ts`, "-o", file], { cwd: root });
+  return file;
+}
+
+describe("the edge functions, bundled as Supabase deploys them", () => {
+  for (const name of Object.keys(CEILING_MB)) {
+    it(`${name}: holds no PGlite and no node-redis, and weighs under ${CEILING_MB[name]} MB`, async () => {
+      const file = await bundle(name);
+      const text = readFileSync(file, "utf8");
+      for (const pattern of LOCAL_ONLY) expect(text, String(pattern)).not.toMatch(pattern);
+      const mb = statSync(file).size / 1e6;
+      console.log(`bundle ${name}: ${mb.toFixed(2)} MB`);
+      expect(mb).toBeLessThan(CEILING_MB[name]);
+      expect(mb).toBeLessThan(HALF_OF_SUPABASE_LIMIT_MB);
+    });
+  }
+});

@@ -1,0 +1,112 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { startServer, startV8Flags, type RunningServer } from "../support/server.ts";
+
+const catalogue = [
+  "/api/v2/categories",
+  "/api/v2/proclamation-categories",
+  "/api/v2/groups",
+  "/api/v2/proclamation-groups",
+  "/api/v2/frequencies",
+  "/api/v2/color-palettes",
+  "/api/v2/proclamations",
+];
+
+async function bodies(server: RunningServer) {
+  return Promise.all(catalogue.map(async (path) => {
+    const response = await fetch(server.url + path);
+    expect(response.status, path).toBe(200);
+    return response.text();
+  }));
+}
+
+describe("the entry (functions/api/index.ts under Deno)", () => {
+  let database: TestDatabase;
+  let onPostgres: RunningServer;
+  let dataDir: string;
+  let onPglite: RunningServer;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    dataDir = mkdtempSync(join(tmpdir(), "cadence-data-"));
+    [onPostgres, onPglite] = await Promise.all([
+      startServer({ DATABASE_URL: database.url }),
+      startServer({ DATA_DIR: dataDir }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([onPostgres?.stop(), onPglite?.stop()]);
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves the same catalogue on PGlite (migrated and seeded at start) as on the Postgres the Supabase CLI migrated", async () => {
+    expect(onPglite.logs()).toContain('"seeded":true');
+    expect(await bodies(onPglite)).toEqual(await bodies(onPostgres));
+  });
+
+  it("applies no migration twice: the CLI's ledger is the local server's ledger", () => {
+    expect(onPostgres.logs()).toContain('"migrationsApplied":0');
+    expect(onPostgres.logs()).toContain('"seeded":false');
+  });
+
+  it("runs with the V8 flags of npm start, which bound the heap's growth (and so the server's memory)", () => {
+    expect(startV8Flags).toEqual(["--v8-flags=--max-semi-space-size=8,--heap-growing-percent=20"]);
+    const commandLine = readFileSync(`/proc/${onPostgres.pid}/cmdline`, "utf8").split("\0");
+    expect(commandLine).toContain(startV8Flags[0]);
+  });
+
+  it("answers HEAD with the Content-Length of its GET (or none), on every readable route", async () => {
+    const paths = ["/api/v2/frequencies", "/api/v2/groups", "/api/v2/proclamations", "/api/v2/licenses/DEMO-0000-0000-0001/schedule", "/api/v2/openapi.json"];
+    for (const path of paths) {
+      const get = await fetch(`${onPostgres.url}${path}`, { headers: { "x-forwarded-for": "198.51.100.90" } });
+      const length = String((await get.arrayBuffer()).byteLength);
+      const head = await fetch(`${onPostgres.url}${path}`, { method: "HEAD", headers: { "x-forwarded-for": "198.51.100.91" } });
+      expect(head.status, path).toBe(get.status);
+      expect([length, null], `${path}: GET ${length}, HEAD ${head.headers.get("content-length")}`).toContain(head.headers.get("content-length"));
+    }
+  });
+
+  it("answers an unknown path with 404 JSON and a message", async () => {
+    const response = await fetch(`${onPglite.url}/api/v2/nope`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ message: "not found" });
+  });
+
+  it("answers a known path asked with another method with 405 JSON and an Allow header", async () => {
+    const response = await fetch(`${onPglite.url}/api/v2/groups`, { method: "DELETE" });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(await response.json()).toEqual({ message: "method not allowed" });
+    const license = await fetch(`${onPglite.url}/api/v2/licenses/DEMO-0000-0000-0001/schedule`, { method: "POST" });
+    expect(license.status).toBe(405);
+  });
+
+  it("serves the OpenAPI 3.1 document generated from the route schemas", async () => {
+    const document = await (await fetch(`${onPglite.url}/api/v2/openapi.json`)).json();
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(catalogue));
+    expect(document.components.schemas.Proclamation.required).toEqual(
+      expect.arrayContaining(["id", "name", "content", "categoryId", "groupId", "solfeggioFrequencyId"]),
+    );
+  });
+
+  it("keeps its data across a restart on the same DATA_DIR, without seeding twice", async () => {
+    const second = await startServer({ DATA_DIR: join(dataDir, "second") });
+    await second.stop();
+    const again = await startServer({ DATA_DIR: join(dataDir, "second") });
+    try {
+      expect(again.logs()).toContain('"seeded":false');
+      expect(JSON.parse((await bodies(again))[2])).toHaveLength(3);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it("stops with a message naming the variable when the configuration is bad", async () => {
+    await expect(startServer({ PORT: "eighty" })).rejects.toThrow(/exited with 1[\s\S]*PORT/);
+  });
+});

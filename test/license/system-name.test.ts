@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../functions/app/db/database.ts";
+import { systemNameForm } from "../../functions/app/license/schemas.ts";
+import { testApp } from "../support/app.ts";
+import { testClock } from "../support/clock.ts";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
+
+let database: TestDatabase;
+let db: Database;
+let request: ReturnType<typeof testApp>["request"];
+
+beforeAll(async () => {
+  // Enough connections for the race below to run in parallel inside Postgres.
+  database = await freshDatabase({ max: 24 });
+  db = database.db;
+  ({ request } = testApp(db));
+});
+afterAll(() => database.drop());
+
+const json = { "content-type": "application/json" };
+
+async function put(key: string, body: unknown, headers: Record<string, string> = json) {
+  const response = await request(`/api/v2/licenses/${key}/system-name`, {
+    method: "PUT",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+async function validate(key: string, email: string, systemName: string) {
+  const response = await request("/api/v2/license", {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ license_key: key, email_address: email, systemName }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const named = (systemName: string) => ({ status: 200, body: { systemName, systemNameStatus: "ok" } });
+const invalidName = { status: 400, body: { message: "invalid_name" } };
+const unknownLicense = { status: 404, body: { message: "unknown_license" } };
+const nameTaken = { status: 409, body: { message: "name_taken" } };
+
+let keySerial = 0;
+let accountSerial = 0;
+
+/** A new account with `count` active keys linked to it, so each test owns its system names. */
+async function newAccount(count = 2) {
+  accountSerial += 1;
+  const email = `owner${accountSerial}@example.com`;
+  const [{ id }] = await db.query<{ id: string }>(
+    "insert into public.accounts (email, display_name) values ($1, 'Test') returning id",
+    [email],
+  );
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) keys.push(await newKey({ accountId: id, email }));
+  return { id, email, keys };
+}
+
+/** A new active key, linked to an account or (accountId null) only carrying a stored e-mail. */
+async function newKey({ accountId, email }: { accountId: string | null; email: string }) {
+  keySerial += 1;
+  const key = `S${String(keySerial).padStart(3, "0")}-0000-0000-0000`;
+  await db.query("insert into public.license_keys (key, account_id, email) values ($1, $2, $3)", [key, accountId, email]);
+  return key;
+}
+
+/** The stored name, and the row version: xmin changes with every update of the row, xmax with a lock. */
+async function keyRow(key: string) {
+  const [row] = await db.query<{ system_name: string | null; xmin: string; xmax: string; ctid: string }>(
+    "select system_name, xmin::text, xmax::text, ctid::text from public.license_keys where key = $1",
+    [key],
+  );
+  return row;
+}
+
+describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
+  it("answers 200 with the stored name, trimmed, and systemNameStatus ok", async () => {
+    const { keys } = await newAccount(1);
+    expect(await put(keys[0], { systemName: "  Front desk \n" })).toEqual(named("Front desk"));
+    expect((await keyRow(keys[0])).system_name).toBe("Front desk");
+  });
+
+  it("answers 200 to re-sending the current name and writes nothing to the row", async () => {
+    const { keys } = await newAccount(1);
+    await put(keys[0], { systemName: "Lobby" });
+    const before = await keyRow(keys[0]);
+    expect(await put(keys[0], { systemName: " Lobby " })).toEqual(named("Lobby"));
+    expect(await keyRow(keys[0])).toEqual(before);
+    // The same probe sees a real write: the row's version moves.
+    await put(keys[0], { systemName: "Hall" });
+    expect((await keyRow(keys[0])).xmin).not.toBe(before.xmin);
+  });
+
+  it("lets a key change the case of its own name", async () => {
+    const { keys } = await newAccount(2);
+    await put(keys[0], { systemName: "Lobby" });
+    expect(await put(keys[0], { systemName: "LOBBY" })).toEqual(named("LOBBY"));
+    expect((await keyRow(keys[0])).system_name).toBe("LOBBY");
+    expect(await put(keys[1], { systemName: "lobby" })).toEqual(nameTaken);
+  });
+
+  it("counts 1 to 40 characters as code points after trimming", async () => {
+    const { keys } = await newAccount(1);
+    expect(await put(keys[0], { systemName: " A " })).toEqual(named("A"));
+    const forty = "🎵".repeat(40);
+    expect(await put(keys[0], { systemName: ` ${forty} ` })).toEqual(named(forty));
+    expect(await put(keys[0], { systemName: `${forty}x` })).toEqual(invalidName);
+  });
+
+  it("answers 400 invalid_name for a missing, empty, whitespace-only, too long or non-string name, and keeps the stored one", async () => {
+    const { keys } = await newAccount(1);
+    await put(keys[0], { systemName: "Lobby" });
+    for (const body of [{}, { name: "Lobby" }, { systemName: "" }, { systemName: "  \t " }, { systemName: "x".repeat(41) },
+      { systemName: 42 }, { systemName: null }, { systemName: ["Lobby"] }, { systemName: "a\u0000b" }]) {
+      expect(await put(keys[0], body)).toEqual(invalidName);
+    }
+    expect((await keyRow(keys[0])).system_name).toBe("Lobby");
+  });
+
+  it("answers 400 invalid_name for malformed JSON, an empty body, a body that is not an object, and a content type other than JSON", async () => {
+    const { keys } = await newAccount(1);
+    for (const body of ['{"systemName": ', "", "[]", '"Lobby"', "null"]) {
+      expect(await put(keys[0], body)).toEqual(invalidName);
+    }
+    expect(await put(keys[0], { systemName: "Lobby" }, {})).toEqual(invalidName);
+    expect(await put(keys[0], { systemName: "Lobby" }, { "content-type": "text/plain" })).toEqual(invalidName);
+    expect(await put(keys[0], { systemName: "Lobby" }, { "content-type": "application/json; charset=utf-8" })).toEqual(
+      named("Lobby"),
+    );
+  });
+
+  it("answers 404 unknown_license for an unknown key, and for one not of the key's shape", async () => {
+    for (const key of ["ZZZZ-0000-0000-0001", "demo-0000-0000-0001", "DEMO-0000-0000-00011", "nope"]) {
+      expect(await put(key, { systemName: "Lobby" })).toEqual(unknownLicense);
+    }
+    expect(await put("DEMO-0000-0000-0002", { systemName: "Lobby" })).toEqual(named("Lobby"));
+  });
+
+  it("answers the first failure in the spec's list when several apply: invalid_name, then unknown_license", async () => {
+    expect(await put("ZZZZ-0000-0000-0001", { systemName: " " })).toEqual(invalidName);
+    expect(await put("nope", "{")).toEqual(invalidName);
+  });
+
+  it("answers 409 name_taken when another key of the same account has the name in any case, and stores nothing", async () => {
+    const { keys } = await newAccount(2);
+    expect(await put(keys[0], { systemName: "Lobby" })).toEqual(named("Lobby"));
+    expect(await put(keys[1], { systemName: "lOBBY" })).toEqual(nameTaken);
+    expect((await keyRow(keys[1])).system_name).toBeNull();
+    expect(await put(keys[1], { systemName: "Hall" })).toEqual(named("Hall"));
+  });
+
+  it("frees a name when its key takes another", async () => {
+    const { keys } = await newAccount(2);
+    await put(keys[0], { systemName: "Lobby" });
+    await put(keys[0], { systemName: "Hall" });
+    expect(await put(keys[1], { systemName: "Lobby" })).toEqual(named("Lobby"));
+  });
+
+  it("lets keys of different accounts share a name", async () => {
+    const first = await newAccount(1);
+    const second = await newAccount(1);
+    expect(await put(first.keys[0], { systemName: "Lobby" })).toEqual(named("Lobby"));
+    expect(await put(second.keys[0], { systemName: "LOBBY" })).toEqual(named("LOBBY"));
+  });
+
+  it("counts a key with no owner link in the account of its stored e-mail", async () => {
+    const { email, keys } = await newAccount(1);
+    const unlinked = await newKey({ accountId: null, email: email.toUpperCase() });
+    expect(await put(keys[0], { systemName: "Lobby" })).toEqual(named("Lobby"));
+    expect(await put(unlinked, { systemName: "lobby" })).toEqual(nameTaken);
+    expect(await put(unlinked, { systemName: "Hall" })).toEqual(named("Hall"));
+    expect(await put(keys[0], { systemName: "HALL" })).toEqual(nameTaken);
+  });
+
+  it("keeps names unique among unlinked keys of an e-mail that has no account", async () => {
+    const first = await newKey({ accountId: null, email: "nobody-yet@example.com" });
+    const second = await newKey({ accountId: null, email: "Nobody-Yet@example.com" });
+    const elsewhere = await newKey({ accountId: null, email: "someone-else@example.com" });
+    expect(await put(first, { systemName: "Lobby" })).toEqual(named("Lobby"));
+    expect(await put(second, { systemName: "LOBBY" })).toEqual(nameTaken);
+    expect(await put(elsewhere, { systemName: "LOBBY" })).toEqual(named("LOBBY"));
+  });
+
+  it("holds the rule in Postgres too: a direct write of a taken name is refused by the unique index", async () => {
+    const { keys } = await newAccount(2);
+    await put(keys[0], { systemName: "Lobby" });
+    await expect(
+      db.query("update public.license_keys set system_name = 'LOBBY' where key = $1", [keys[1]]),
+    ).rejects.toThrow(/system_name_is_unique_per_account/);
+  });
+
+  it("counts characters that render as nothing (format characters: zero-width, bidi controls) as no part of the name: a name of only those is invalid_name", async () => {
+    const { keys } = await newAccount(1);
+    await put(keys[0], { systemName: "Lobby" });
+    for (const systemName of ["\u202e\u200b", "\u200b", " \u200d\u2060 ", "\ufeff", "\u00ad\u061c", "\u{e0041}"]) {
+      expect(await put(keys[0], { systemName }), JSON.stringify(systemName)).toEqual(invalidName);
+    }
+    // License validation answers `invalid` for it, as for a whitespace-only name, and still validates.
+    const { email } = (await db.query<{ email: string }>("select email from public.license_keys where key = $1", [keys[0]]))[0];
+    expect(await validate(keys[0], email, "\u202e\u200b")).toEqual({ status: 200, body: { key: keys[0], email_address: email, systemNameStatus: "invalid" } });
+    expect((await keyRow(keys[0])).system_name).toBe("Lobby");
+  });
+
+  it("stores the name as a person sees it: format characters removed, then NFC, then trimmed; so look-alikes are name_taken", async () => {
+    const { keys } = await newAccount(2);
+    expect(await put(keys[0], { systemName: "lob\u200bby\u202e " })).toEqual(named("lobby"));
+    expect((await keyRow(keys[0])).system_name).toBe("lobby");
+    for (const lookAlike of ["lobby\u200b", "\u2066LOBBY\u2069", "lo\u00adbby"]) {
+      expect(await put(keys[1], { systemName: lookAlike }), JSON.stringify(lookAlike)).toEqual(nameTaken);
+    }
+    // NFC: "e" + U+0301 is the precomposed U+00E9.
+    expect(await put(keys[1], { systemName: "Cafe\u0301" })).toEqual(named("Caf\u00e9"));
+    expect(await put(keys[0], { systemName: "CAF\u00c9" })).toEqual(nameTaken);
+  });
+
+  it("holds the form in Postgres too: a direct write of a name not in it is refused by system_name_is_normalised", async () => {
+    const { keys } = await newAccount(1);
+    for (const name of ["lobby\u200b", "\u200b", "Cafe\u0301"]) {
+      await expect(db.query("update public.license_keys set system_name = $2 where key = $1", [keys[0], name]), JSON.stringify(name))
+        .rejects.toThrow(/system_name_is_normalised|normal form/);
+    }
+  });
+
+  it("keeps a name stored before the form as it is, lets its row change otherwise, and lets it block its look-alike", async () => {
+    const { keys } = await newAccount(2);
+    // As a row written before the rule: the trigger is what refuses it now, so it is set without it.
+    await db.query("alter table public.license_keys disable trigger system_name_is_normalised");
+    try {
+      await db.query("update public.license_keys set system_name = 'hall\u200b' where key = $1", [keys[0]]);
+    } finally {
+      await db.query("alter table public.license_keys enable trigger system_name_is_normalised");
+    }
+    await db.query("update public.license_keys set active = false where key = $1", [keys[0]]);
+    expect((await keyRow(keys[0])).system_name).toBe("hall\u200b");
+    expect(await put(keys[1], { systemName: "Hall" })).toEqual(nameTaken);
+    expect(await put(keys[0], { systemName: "hall" })).toEqual(named("hall"));
+  });
+
+  it("has one form in TypeScript and in SQL: every format character (\\p{Cf}) is removed by both", async () => {
+    const invisible: string[] = [];
+    for (let point = 0; point <= 0x10ffff; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const text = String.fromCodePoint(point);
+      if (/\p{Cf}/u.test(text)) invisible.push(text);
+    }
+    const samples = [...invisible.map((c) => `a${c}b`), " x ", "\u3000x\u00a0", "e\u0301", "e\u200d\u0301", "\u212b"];
+    const [{ forms }] = await db.query<{ forms: string[] }>(
+      "select array(select cadence.system_name_form(n) from unnest($1::text[]) with ordinality as t(n, i) order by i) as forms",
+      [samples],
+    );
+    expect(forms).toEqual(samples.map(systemNameForm));
+    expect(forms.slice(0, invisible.length).every((form) => form === "ab")).toBe(true);
+  });
+
+  it("answers 413 for a body over 64 KiB", async () => {
+    const { keys } = await newAccount(1);
+    const body = JSON.stringify({ systemName: "Lobby", pad: "x".repeat(64 * 1024) });
+    expect(await put(keys[0], body)).toEqual({ status: 413, body: { message: "request body must not exceed 64 KiB" } });
+  });
+
+  it("answers 429 with Retry-After on the 11th request in a minute from one client IP, before any other check", async () => {
+    const clock = testClock();
+    const limited = testApp(db, { now: clock.now });
+    const { keys } = await newAccount(1);
+    const from = (key: string, body: string) =>
+      limited.request(`/api/v2/licenses/${key}/system-name`, {
+        method: "PUT",
+        headers: { ...json, "x-forwarded-for": "203.0.113.9" },
+        body,
+      });
+    for (let i = 0; i < 10; i++) expect((await from(keys[0], JSON.stringify({ systemName: "Lobby" }))).status).toBe(200);
+    const refused = await from("nope", "{");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  describe("two kiosks of one account racing for one name", () => {
+    /**
+     * Many PUTs and validations carrying the name, from both keys at once, over parallel connections:
+     * exactly one key ends up with the name; every request of that key succeeds and every request of
+     * the other is refused (409 / conflict); none fails.
+     */
+    async function race(keys: [string, string], email: string, rounds: number) {
+      for (let round = 0; round < rounds; round++) {
+        const name = `Kiosk ${round}`;
+        const spellings = [name, name.toUpperCase(), name.toLowerCase()];
+        const attempts = Array.from({ length: 40 }, (_, i) => {
+          const key = keys[i % 2];
+          const systemName = spellings[i % 3];
+          return i % 4 < 2
+            ? put(key, { systemName }).then((answer) => ({ key, won: answer.status === 200, answer }))
+            : validate(key, email, systemName).then((answer) => ({ key, won: answer.body.systemNameStatus === "ok", answer }));
+        });
+        const results = await Promise.all(attempts);
+
+        for (const { answer } of results) {
+          expect([200, 409]).toContain(answer.status);
+          if (answer.status === 200 && "systemNameStatus" in answer.body) {
+            expect(["ok", "conflict"]).toContain(answer.body.systemNameStatus);
+          }
+        }
+        const holders = await db.query<{ key: string }>(
+          "select key from public.license_keys where key = any($1) and lower(system_name) = lower($2)",
+          [keys, name],
+        );
+        expect(holders).toHaveLength(1);
+        const winner = holders[0].key;
+        for (const { key, won, answer } of results) {
+          expect({ key, won, answer }).toEqual({ key, won: key === winner, answer });
+        }
+      }
+    }
+
+    it("lets exactly one key of two linked keys hold the name, round after round", async () => {
+      const { keys, email } = await newAccount(2);
+      await race([keys[0], keys[1]], email, 6);
+    });
+
+    it("lets exactly one key hold the name when one key is linked and the other has only the account's e-mail", async () => {
+      const { keys, email } = await newAccount(1);
+      const unlinked = await newKey({ accountId: null, email });
+      await race([keys[0], unlinked], email, 6);
+    });
+  });
+});

@@ -1,0 +1,297 @@
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLimiter, type LimiterStore } from "../../functions/app/rate-limit/create-limiter.ts";
+import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
+import { RULES } from "../../functions/app/rate-limit/rules.ts";
+import { ipv6, venueAllowances, type VenueAllowances } from "../../functions/app/rate-limit/venues.ts";
+import { memoryLogger, testApp } from "../support/app.ts";
+import { utcDayStart } from "../support/clock.ts";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
+
+// Venue addresses (issue 32): many kiosks behind one address get kiosks x the spec's per-address
+// limit on each kiosk route; every other address keeps the spec's limits. The demo data: account
+// demo has keys 1 and 2 active and key 3 inactive; account other has key 4.
+
+const users = { demo: "e0000000-0000-4000-8000-000000000001", other: "e0000000-0000-4000-8000-000000000002" } as const;
+const account = { demo: "a0000000-0000-4000-8000-000000000001", other: "a0000000-0000-4000-8000-000000000002" } as const;
+/** Where the demo account's key 1 was last seen, and key 4 (other). */
+const seen = { demo: "203.0.113.7", other: "198.51.100.9" } as const;
+
+type Who = keyof typeof users | "staff";
+const rollback = new Error("rollback");
+
+let database: TestDatabase;
+let sql: postgres.Sql;
+
+/** As the Data API runs a holder's request (role authenticated, JWT claims), or as staff in the dashboard (postgres); rolled back unless `commit`. */
+async function as<T>(who: Who, work: (tx: postgres.TransactionSql) => Promise<T>, options: { commit?: boolean } = {}): Promise<T> {
+  let result: T | undefined;
+  try {
+    await sql.begin(async (tx) => {
+      if (who !== "staff") {
+        await tx.unsafe("set local role authenticated");
+        await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: users[who], role: "authenticated" })}, true)`;
+      }
+      result = await work(tx);
+      if (!options.commit) throw rollback;
+    });
+  } catch (error) {
+    if (error !== rollback) throw error;
+  }
+  return result as T;
+}
+
+const register = (who: Who, accountId: string, network: string, kiosks: number, options: { commit?: boolean } = {}) =>
+  as(who, (tx) => tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, $3) returning id, network::text, kiosks", [accountId, network, kiosks]), options);
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  await sql`update public.accounts set auth_user_id = ${users.demo} where id = ${account.demo}`;
+  await sql`update public.accounts set auth_user_id = ${users.other} where id = ${account.other}`;
+  await sql`select cadence.record_kiosk_sightings(array['DEMO-0000-0000-0001', 'DEMO-0000-0000-0004'], array[now(), now()], array[${seen.demo}, ${seen.other}]::inet[], array[null, null]::text[])`;
+});
+afterAll(async () => {
+  await sql?.end();
+  await database?.drop();
+});
+
+describe("venue addresses: account holders register their own through the Data API", () => {
+  it("a holder registers an address one of its kiosks was seen from, and reads it back", async () => {
+    const rows = await as("demo", async (tx) => {
+      await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '203.0.113.0/28', 2)", [account.demo]);
+      return [...await tx.unsafe("select network::text, kiosks, created_by, updated_by from public.venue_addresses")];
+    });
+    expect(rows).toEqual([{ network: "203.0.113.0/28", kiosks: 2, created_by: `account holder ${users.demo}`, updated_by: `account holder ${users.demo}` }]);
+  });
+
+  it("refuses an address no kiosk of the account has called from, saying so", async () => {
+    await expect(register("demo", account.demo, "192.0.2.0/28", 1)).rejects.toMatchObject({
+      code: "23514",
+      message: expect.stringMatching(/^venue address 192\.0\.2\.0\/28: no kiosk of this account has called from it/),
+    });
+    // Another account's kiosk was seen there: still not this account's.
+    await expect(register("demo", account.demo, seen.other, 1)).rejects.toMatchObject({ code: "23514" });
+  });
+
+  it("never registers for another account, nor sees another account's registrations", async () => {
+    await expect(register("demo", account.other, seen.other, 1)).rejects.toMatchObject({
+      code: "42501",
+      message: 'new row violates row-level security policy for table "venue_addresses"',
+    });
+    await register("staff", account.other, `${seen.other}/32`, 1, { commit: true });
+    try {
+      expect(await as("demo", (tx) => tx.unsafe("select id from public.venue_addresses"))).toHaveLength(0);
+      expect(await as("demo", (tx) => tx.unsafe("update public.venue_addresses set kiosks = 1 returning id"))).toHaveLength(0);
+      expect(await as("demo", (tx) => tx.unsafe("delete from public.venue_addresses returning id"))).toHaveLength(0);
+      expect(await as("other", (tx) => tx.unsafe("select network::text from public.venue_addresses"))).toEqual([{ network: `${seen.other}/32` }]);
+    } finally {
+      await sql`delete from public.venue_addresses`;
+    }
+  });
+
+  it("lets the holder change its kiosks and delete it, but never the account or the audit columns", async () => {
+    await as("demo", async (tx) => {
+      const [{ id }] = await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '203.0.113.0/28', 1) returning id", [account.demo]);
+      expect(await tx.unsafe("update public.venue_addresses set kiosks = 2 where id = $1 returning kiosks", [id])).toEqual([{ kiosks: 2 }]);
+      await expect(tx.savepoint((sp) => sp.unsafe("update public.venue_addresses set account_id = $1", [account.other]))).rejects.toMatchObject({ code: "42501" });
+    });
+    await expect(as("demo", (tx) => tx.unsafe("update public.venue_addresses set created_by = 'someone'"))).rejects.toMatchObject({ code: "42501" });
+  });
+
+  it("staff register a venue before any of its kiosks has called", async () => {
+    expect(await register("staff", account.demo, "192.0.2.0/28", 2)).toEqual([expect.objectContaining({ network: "192.0.2.0/28", kiosks: 2 })]);
+  });
+});
+
+describe("venue addresses: entries refused, with a message that says why", () => {
+  it("refuses /0 and any range wider than an IPv4 /24 or an IPv6 /48", async () => {
+    for (const network of ["0.0.0.0/0", "203.0.112.0/23", "::/0", "2001:db8::/47"]) {
+      await expect(register("staff", account.demo, network, 1), network).rejects.toMatchObject({
+        code: "23514",
+        constraint_name: "venue_address_is_at_most_an_ipv4_24_or_ipv6_48",
+      });
+    }
+    expect(await register("staff", account.demo, "2001:db8:1::/48", 1)).toHaveLength(1);
+  });
+
+  it("refuses a range with host bits set, as Postgres reads a cidr", async () => {
+    await expect(register("staff", account.demo, "203.0.113.7/24", 1)).rejects.toMatchObject({ code: "22P02", detail: "Value has bits set to right of mask." });
+  });
+
+  it("refuses a range that overlaps one another account holds, naming it", async () => {
+    await register("staff", account.other, "198.51.100.0/24", 1, { commit: true });
+    try {
+      await expect(register("staff", account.demo, "198.51.100.8/29", 1)).rejects.toMatchObject({
+        code: "23P01",
+        message: "venue address 198.51.100.8/29 overlaps 198.51.100.0/24, registered to another account",
+      });
+      await expect(register("staff", account.other, "198.51.100.9/32", 1)).rejects.toMatchObject({
+        message: expect.stringContaining("already registered to this account"),
+      });
+    } finally {
+      await sql`delete from public.venue_addresses`;
+    }
+  });
+
+  it("refuses more kiosks than the account has active license keys, across its registrations", async () => {
+    await expect(register("staff", account.demo, "203.0.113.0/28", 3)).rejects.toMatchObject({
+      code: "23514",
+      message: expect.stringMatching(/^venue addresses of this account would hold 3 kiosks, but it has 2 active license keys/),
+    });
+    await as("staff", async (tx) => {
+      await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '203.0.113.0/28', 1)", [account.demo]);
+      await expect(tx.savepoint((sp) => sp.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '192.0.2.0/28', 2)", [account.demo])))
+        .rejects.toMatchObject({ message: expect.stringContaining("would hold 3 kiosks") });
+    });
+  });
+
+  it("backs the trigger's overlap check with an exclusion constraint, which concurrent inserts cannot both pass", async () => {
+    const [constraint] = await sql`select pg_get_constraintdef(oid) as definition from pg_constraint where conname = 'venue_addresses_do_not_overlap'`;
+    expect(constraint.definition).toBe("EXCLUDE USING gist (network inet_ops WITH &&)");
+  });
+});
+
+describe("venue addresses: every change dated and attributable", () => {
+  it("records each insert, update and delete with when and who: the holder's Auth user, or the staff login", async () => {
+    await sql`delete from public.venue_address_changes`;
+    await as("demo", async (tx) => {
+      const [{ id }] = await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '203.0.113.0/28', 1) returning id", [account.demo]);
+      await tx.unsafe("update public.venue_addresses set kiosks = 2 where id = $1", [id]);
+      await tx.unsafe("delete from public.venue_addresses where id = $1", [id]);
+    }, { commit: true });
+    const changes = await sql`select change, network::text, kiosks, changed_by, changed_at is not null as dated from public.venue_address_changes order by id`;
+    await sql`delete from public.venue_address_changes`;
+    expect(changes.map((row) => ({ ...row }))).toEqual([
+      { change: "insert", network: "203.0.113.0/28", kiosks: 1, changed_by: `account holder ${users.demo}`, dated: true },
+      { change: "update", network: "203.0.113.0/28", kiosks: 2, changed_by: `account holder ${users.demo}`, dated: true },
+      { change: "delete", network: "203.0.113.0/28", kiosks: 2, changed_by: `account holder ${users.demo}`, dated: true },
+    ]);
+    const [staff] = await as("staff", async (tx) => {
+      await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '192.0.2.0/28', 1)", [account.demo]);
+      return [...await tx.unsafe("select changed_by from public.venue_address_changes")];
+    });
+    expect(staff.changed_by).toMatch(/^role \w+$/);
+  });
+
+  it("keeps the audit trail from account holders: no privilege on it", async () => {
+    await expect(as("demo", (tx) => tx.unsafe("select * from public.venue_address_changes"))).rejects.toMatchObject({ code: "42501" });
+  });
+});
+
+describe("kiosk routes: a registered address gets kiosks x the spec's allowance; every other address the spec's", () => {
+  /** 12:00:15 UTC today: every request below falls in one minute window. */
+  const clock = () => utcDayStart() + (12 * 3600 + 15) * 1000;
+  let venues: VenueAllowances;
+
+  beforeAll(async () => {
+    await sql`delete from public.venue_addresses`;
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '203.0.113.0/28', 2)`;
+    venues = venueAllowances({ db: database.db, log: memoryLogger().log });
+    await venues.firstLoad;
+  });
+  afterAll(async () => {
+    venues.close();
+    await sql`delete from public.venue_addresses`;
+  });
+
+  async function burst(app: ReturnType<typeof testApp>, path: string, ips: string[]) {
+    const answers = [];
+    for (const ip of ips) answers.push(await app.request(path, { headers: { "x-forwarded-for": ip } }));
+    return answers;
+  }
+
+  it("a venue of 2 kiosks: 20 schedule reads a minute from any address in its range, the 21st refused with RateLimit-Limit 20", async () => {
+    const app = testApp(database.db, { limiter: memoryLimiter(clock), venues });
+    const ips = Array.from({ length: 21 }, (_, n) => `203.0.113.${n % 16}`);
+    const answers = await burst(app, "/api/v2/licenses/DEMO-0000-0000-0001/schedule", ips);
+    expect(answers.slice(0, 20).map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(answers[20].status).toBe(429);
+    expect(answers[19].headers.get("ratelimit-limit")).toBe("20");
+    expect(answers[20].headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+
+  it("an address nobody registered keeps exactly the spec's 10 a minute", async () => {
+    const app = testApp(database.db, { limiter: memoryLimiter(clock), venues });
+    const answers = await burst(app, "/api/v2/licenses/DEMO-0000-0000-0001/schedule", Array(11).fill("203.0.113.16"));
+    expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(answers[10].status).toBe(429);
+    expect(answers[0].headers.get("ratelimit-limit")).toBe("10");
+  });
+
+  it("onboarding is no kiosk route: a venue address keeps its 5 a minute", () => {
+    expect(RULES.onboardingPerIp.perKiosk).toBeUndefined();
+    expect([RULES.license, RULES.systemName, RULES.licenseSchedule, RULES.legacySchedule].every((rule) => rule.perKiosk)).toBe(true);
+  });
+
+  it("a change reaches the instance at its next read; a deleted registration falls back to the spec's limit", async () => {
+    expect(venues.lookup("203.0.113.5")).toEqual({ identifier: "203.0.113.0/28", kiosks: 2 });
+    await sql`delete from public.venue_addresses`;
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '203.0.113.5/32', 1)`;
+    expect(venues.lookup("203.0.113.5")?.kiosks).toBe(2);
+    await venues.refresh();
+    expect(venues.lookup("203.0.113.5")).toEqual({ identifier: "203.0.113.5", kiosks: 1 });
+    expect(venues.lookup("203.0.113.6")).toBeUndefined();
+  });
+
+  it("finds IPv6 venues by their /48 to /128 prefix, in any spelling of the client address", async () => {
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.other}, '2001:db8:aa::/48', 1)`;
+    await venues.refresh();
+    expect(venues.lookup("2001:db8:aa:1::7")).toEqual({ identifier: "2001:db8:aa::/48", kiosks: 1 });
+    expect(venues.lookup("2001:0db8:00aa:0000:0000:0000:0000:0001")?.kiosks).toBe(1);
+    expect(venues.lookup("2001:db8:ab::1")).toBeUndefined();
+    expect(ipv6("::ffff:192.0.2.1")).toBe(0xffffc0000201n);
+    expect(ipv6("1::2::3")).toBeNull();
+  });
+
+  it("on an instance that has not read the registrations yet, a venue over the spec's limit waits for that read and is not refused", async () => {
+    await sql`delete from public.venue_addresses`;
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '203.0.113.0/28', 2)`;
+    // The first read is held until 10 requests have passed at the spec's limit.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const db = { ...database.db, query: async (...args: Parameters<typeof database.db.query>) => (await held, database.db.query(...args)) } as typeof database.db;
+    const cold = venueAllowances({ db, log: memoryLogger().log });
+    try {
+      const app = testApp(database.db, { limiter: memoryLimiter(clock), venues: cold });
+      const path = "/api/v2/licenses/DEMO-0000-0000-0001/schedule";
+      const first = await burst(app, path, Array(10).fill("203.0.113.9"));
+      expect(first.map((a) => a.status)).toEqual(Array(10).fill(200));
+      expect(cold.loaded).toBe(false);
+      setTimeout(release, 50);
+      const eleventh = await app.request(path, { headers: { "x-forwarded-for": "203.0.113.9" } });
+      expect(eleventh.status).toBe(200);
+      expect(eleventh.headers.get("ratelimit-limit")).toBe("20");
+    } finally {
+      cold.close();
+    }
+  });
+});
+
+const haveRedis = redisServerAvailable();
+describe.skipIf(!haveRedis)("kiosk routes on @upstash/ratelimit (REDIS_URL): a venue's allowance shares the address's count", () => {
+  let redis: RedisServer;
+  let store: LimiterStore;
+  beforeAll(async () => {
+    redis = await startRedis();
+    store = await createLimiter({ REDIS_URL: redis.url }, memoryLogger().log, Date.now);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await redis?.stop();
+  });
+
+  it("requests counted at the spec's 10 carry over when the address is registered for 2 kiosks mid-window", async () => {
+    const rule = { ...RULES.license, name: `license-${crypto.randomUUID().slice(0, 8)}` };
+    const ip = "203.0.113.44";
+    for (let n = 0; n < 5; n++) await store.limiter.limit(rule, ip);
+    const registered = await store.limiter.limit({ ...rule, limit: 20 }, ip);
+    expect(registered).toMatchObject({ success: true, limit: 20, remaining: 14 });
+    for (let n = 0; n < 14; n++) await store.limiter.limit({ ...rule, limit: 20 }, ip);
+    expect(await store.limiter.limit({ ...rule, limit: 20 }, ip)).toMatchObject({ success: false });
+    // The spec's instance was never refused: its ephemeral cache knows nothing of the venue's refusal.
+    expect(store.limiter.isRefused(rule, ip)).toBe(false);
+    expect(store.limiter.isRefused({ ...rule, limit: 20 }, ip)).toBe(true);
+  });
+});
