@@ -67,7 +67,10 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name under a burst of writes"
       expect(answer.headers.get("retry-after")).toBe("5");
     }
     const committed = await database.db.query<{ key: string }>("select key from public.license_keys where system_name like 'burst %'");
-    expect(committed.map((row) => row.key).sort()).toEqual([...served].sort());
+    // Every write answered 200 committed. A write already running when its deadline ran out is
+    // answered 503 and abandoned, and may still commit (functions/README.md): never more than were sent.
+    expect(committed.map((row) => row.key)).toEqual(expect.arrayContaining(served));
+    expect(committed.length).toBeLessThanOrEqual(BURST);
 
     const events = logger.lines.map((line) => JSON.parse(line).event);
     expect(events).toContain("database_busy");
