@@ -3055,6 +3055,13 @@ CREATE POLICY "Account holders can add entitled proclamations to their blocks" O
 
 
 --
+-- Name: license_keys Account holders can change the alert settings of their keys; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can change the alert settings of their keys" ON public.license_keys FOR UPDATE TO authenticated USING ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))) WITH CHECK ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
+
+
+--
 -- Name: schedule_blocks Account holders can change the blocks of their own schedules; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -3062,17 +3069,10 @@ CREATE POLICY "Account holders can change the blocks of their own schedules" ON 
 
 
 --
--- Name: license_keys Account holders can change the time zone and alerts of their ow; Type: POLICY; Schema: public; Owner: -
+-- Name: accounts Account holders can change their own account's alert settings; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY "Account holders can change the time zone and alerts of their ow" ON public.license_keys FOR UPDATE TO authenticated USING ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))) WITH CHECK ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
-
-
---
--- Name: accounts Account holders can change their own account's time zone and al; Type: POLICY; Schema: public; Owner: -
---
-
-CREATE POLICY "Account holders can change their own account's time zone and al" ON public.accounts FOR UPDATE TO authenticated USING ((auth_user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((auth_user_id = ( SELECT auth.uid() AS uid)));
+CREATE POLICY "Account holders can change their own account's alert settings" ON public.accounts FOR UPDATE TO authenticated USING ((auth_user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((auth_user_id = ( SELECT auth.uid() AS uid)));
 
 
 --

@@ -73,14 +73,14 @@ create trigger time_zone_is_known
 -- and mute switch. Nothing else of either table becomes writable to them.
 grant select (time_zone, offline_alert_after) on public.accounts to authenticated;
 grant update (time_zone, offline_alert_after) on public.accounts to authenticated;
-create policy "Account holders can change their own account's time zone and alert threshold"
+create policy "Account holders can change their own account's alert settings"
   on public.accounts for update to authenticated
   using (auth_user_id = (select auth.uid()))
   with check (auth_user_id = (select auth.uid()));
 
 grant select (time_zone, alerts_muted) on public.license_keys to authenticated;
 grant update (time_zone, alerts_muted) on public.license_keys to authenticated;
-create policy "Account holders can change the time zone and alerts of their own keys"
+create policy "Account holders can change the alert settings of their keys"
   on public.license_keys for update to authenticated
   using (key = any ((select cadence.holder_license_keys())::text[]))
   with check (key = any ((select cadence.holder_license_keys())::text[]));
