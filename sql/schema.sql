@@ -909,18 +909,22 @@ COMMENT ON FUNCTION cadence.license_key_owner(p_key text) IS 'The id of the acco
 --
 
 CREATE FUNCTION cadence.license_key_playing(p_key text, p_at timestamp with time zone) RETURNS jsonb
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select pg_catalog.jsonb_build_object(
-           'blockId', p.block_id,
-           'weekday', p.weekday,
-           'startTime', pg_catalog.to_char(p.start_time, 'HH24:MI'),
-           'endTime', pg_catalog.to_char(p.end_time, 'HH24:MI'),
-           'startedOn', p.started_on,
-           'proclamationIds', pg_catalog.to_jsonb(p.proclamation_ids))
-    from cadence.playing_at(array[p_key], p_at) as p
-   where p.block_id is not null
+begin
+  -- PL/pgSQL, so the plan is kept across the rows of a page (see license_key_time_zone).
+  return (
+    select pg_catalog.jsonb_build_object(
+             'blockId', p.block_id,
+             'weekday', p.weekday,
+             'startTime', pg_catalog.to_char(p.start_time, 'HH24:MI'),
+             'endTime', pg_catalog.to_char(p.end_time, 'HH24:MI'),
+             'startedOn', p.started_on,
+             'proclamationIds', pg_catalog.to_jsonb(p.proclamation_ids))
+      from cadence.playing_at(array[p_key], p_at) as p
+     where p.block_id is not null);
+end
 $$;
 
 
@@ -955,14 +959,20 @@ COMMENT ON FUNCTION cadence.license_key_schedule_version(p_key text) IS 'The sch
 --
 
 CREATE FUNCTION cadence.license_key_time_zone(p_key text) RETURNS text
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select coalesce(k.time_zone,
-                  (select a.time_zone from public.accounts as a where a.id = cadence.license_key_owner(k.key)),
-                  'UTC')
-    from public.license_keys as k
-   where k.key = p_key
+begin
+  -- PL/pgSQL keeps this statement's plan for the connection's life: a `language sql` body that is
+  -- SECURITY DEFINER is never inlined, and was planned again for each row of a page.
+  return (
+    select coalesce(k.time_zone, a.time_zone, 'UTC')
+      from public.license_keys as k
+      left join public.accounts as a
+        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+     where k.key = p_key
+     limit 1);
+end
 $$;
 
 

@@ -95,36 +95,46 @@ comment on function cadence.playing_at(text[], timestamptz) is
 -- For kiosk_status, one key at a time: the view calls these only for the rows a page returns.
 create function cadence.license_key_time_zone(p_key text)
 returns text
-language sql
+language plpgsql
 stable
 security definer
 set search_path = ''
 as $$
-  select coalesce(k.time_zone,
-                  (select a.time_zone from public.accounts as a where a.id = cadence.license_key_owner(k.key)),
-                  'UTC')
-    from public.license_keys as k
-   where k.key = p_key
+begin
+  -- PL/pgSQL keeps this statement's plan for the connection's life: a `language sql` body that is
+  -- SECURITY DEFINER is never inlined, and was planned again for each row of a page.
+  return (
+    select coalesce(k.time_zone, a.time_zone, 'UTC')
+      from public.license_keys as k
+      left join public.accounts as a
+        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+     where k.key = p_key
+     limit 1);
+end
 $$;
 comment on function cadence.license_key_time_zone(text) is
   'The time zone a license key''s kiosk lives in: its own, else its account''s, else UTC. For public.kiosk_status.';
 
 create function cadence.license_key_playing(p_key text, p_at timestamptz)
 returns jsonb
-language sql
+language plpgsql
 stable
 security definer
 set search_path = ''
 as $$
-  select pg_catalog.jsonb_build_object(
-           'blockId', p.block_id,
-           'weekday', p.weekday,
-           'startTime', pg_catalog.to_char(p.start_time, 'HH24:MI'),
-           'endTime', pg_catalog.to_char(p.end_time, 'HH24:MI'),
-           'startedOn', p.started_on,
-           'proclamationIds', pg_catalog.to_jsonb(p.proclamation_ids))
-    from cadence.playing_at(array[p_key], p_at) as p
-   where p.block_id is not null
+begin
+  -- PL/pgSQL, so the plan is kept across the rows of a page (see license_key_time_zone).
+  return (
+    select pg_catalog.jsonb_build_object(
+             'blockId', p.block_id,
+             'weekday', p.weekday,
+             'startTime', pg_catalog.to_char(p.start_time, 'HH24:MI'),
+             'endTime', pg_catalog.to_char(p.end_time, 'HH24:MI'),
+             'startedOn', p.started_on,
+             'proclamationIds', pg_catalog.to_jsonb(p.proclamation_ids))
+      from cadence.playing_at(array[p_key], p_at) as p
+     where p.block_id is not null);
+end
 $$;
 comment on function cadence.license_key_playing(text, timestamptz) is
   'The block a license key''s kiosk should play at p_at (cadence.playing_at) as {blockId, weekday, startTime, endTime, startedOn, proclamationIds}, or null. For public.kiosk_status.';
