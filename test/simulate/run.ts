@@ -7,6 +7,7 @@ import process from "node:process";
 import { ChangeLedger } from "./change-ledger.ts";
 import { type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
 import { monthlyCost } from "./cost.ts";
+import { DarkLedger, darkWindow, judgeAlerts, prepareAlerts, runPasses, zoneForTenOClock } from "./dark-kiosks.ts";
 import { injectFaults } from "./faults.ts";
 import { insertFleet, layoutFleet } from "./fleet.ts";
 import { runKiosk } from "./kiosk.ts";
@@ -32,9 +33,17 @@ async function simulate(options: RunOptions): Promise<number> {
   const pollMs = options.pollSeconds * 1000;
   const runMs = options.minutes * 60_000;
   if (runMs <= pollMs) throw new Error("--minutes must be longer than one poll interval: kiosks boot during the first");
-  const fleet = layoutFleet(options.kiosks, options.perAddress, options.legacyShare);
+  const passMs = options.passSeconds * 1000;
+  const offlineMs = options.offlineSeconds * 1000;
+  const window = darkWindow({ pollMs, passMs, offlineMs, runMs });
+  if (!window && options.darkShare > 0) log("the run is too short for a dark window (threshold, two passes and two poll intervals): no kiosk goes dark");
+  const fleet = layoutFleet(options.kiosks, options.perAddress, options.legacyShare, window ? options.darkShare : 0);
+  const zone = zoneForTenOClock();
   log(`starting Postgres 15 (migrated by the Supabase CLI) with ${fleet.length} kiosks, PgBouncer, redis-server and the entry`);
-  const production = await startProduction((sql) => insertFleet(sql, fleet));
+  const production = await startProduction(async (sql) => {
+    await insertFleet(sql, fleet);
+    await prepareAlerts(sql, zone, options.offlineSeconds);
+  });
   try {
     const schedules = await fleetSchedules(production.sql);
     const meters = openMeters({
@@ -48,7 +57,16 @@ async function simulate(options: RunOptions): Promise<number> {
     const ledger = new ChangeLedger(2 * pollMs);
     const started = performance.now();
     const now = () => performance.now() - started;
-    const context = { baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger };
+    const darkLedger = new DarkLedger();
+    const context = {
+      baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger,
+      dark: window && { window, ledger: darkLedger },
+    };
+    if (window) {
+      log(`${fleet.filter((kiosk) => kiosk.dark).length} kiosks go dark from ${window.from / 1000} s to ${window.until / 1000} s; venues in ${zone}, offline after ${options.offlineSeconds} s, a scheduled run every ${options.passSeconds} s`);
+    }
+    // The scheduled run (offline alerts, then the outbox), as pg_cron calls the `outbox` function.
+    const passes = runPasses(production.pooler.through(production.url), passMs, now, runMs);
     log(`${fleet.length} kiosks boot over the first ${options.pollSeconds} s, then poll for ${options.minutes} min in all`);
     // Kiosks boot spread over the first poll interval, so their polls are spread over every one after.
     const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * pollMs, context));
@@ -83,6 +101,7 @@ async function simulate(options: RunOptions): Promise<number> {
       : Promise.resolve();
 
     await Promise.all([...kiosks, staff, faults]);
+    const passRuns = await passes;
     const windowMs = now() - tally.windowStart;
     const last = await meters.read();
     counting = false;
@@ -93,13 +112,19 @@ async function simulate(options: RunOptions): Promise<number> {
       const waiting = ledger.waiting();
       log(`unexpected: ${changes.made - changes.seenInTime} changes not seen by all their kiosks within two poll intervals; ${waiting.length} kiosks never saw one, e.g. ${waiting.slice(0, 5).join(", ")}`);
     }
+    const dark = new Set(fleet.filter((kiosk) => kiosk.dark).map((kiosk) => kiosk.key));
+    const alerts = { zone, offlineSeconds: options.offlineSeconds, passSeconds: options.passSeconds, runs: passRuns.runs, failedRuns: passRuns.failed,
+      ...await judgeAlerts(production.sql, darkLedger, dark, { offlineMs, passMs }) };
+    if (alerts.falseAlerts + alerts.late + alerts.missed > 0) {
+      log(`unexpected: offline alerts: ${alerts.falseAlerts} false, ${alerts.late} later than one run, ${alerts.missed} dark kiosks not alerted and recovered`);
+    }
     const perDay = (delta: number) => (delta / fleet.length) * (86_400_000 / windowMs);
     const summary: Summary = {
       kiosks: fleet.length,
       minutes: options.minutes,
       requests: tally.requests,
       byStatus: tally.byStatus,
-      unexpected: tally.unexpected + changes.made - changes.seenInTime,
+      unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed,
       latencyMs: tally.latencyMs(),
       changes,
       perKioskDay: {
@@ -110,6 +135,7 @@ async function simulate(options: RunOptions): Promise<number> {
         databaseCpuSeconds: perDay(last.databaseCpuSeconds - first.databaseCpuSeconds),
       },
       peakConnections: peak,
+      alerts,
     };
     log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
     for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);
