@@ -266,6 +266,17 @@ describe("uptime over the last 30 days, as an account holder reads it (row-level
         { license_key: mine.keys[0], outages: 2, downtime_s: 3.5 * 3600, uptime_percent: "99.514" },
         { license_key: mine.keys[1], outages: 0, downtime_s: 0, uptime_percent: "100.000" },
       ]);
+      // The outages themselves: their own keys' only, and never which e-mails announced them.
+      const outages = await sql.begin(async (tx) => {
+        await tx.unsafe("set local role authenticated");
+        await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: user, role: "authenticated" })}, true)`;
+        return [...await tx.unsafe("select license_key from public.kiosk_outages")];
+      });
+      expect(outages).toEqual([{ license_key: mine.keys[0] }, { license_key: mine.keys[0] }]);
+      await expect(sql.begin(async (tx) => {
+        await tx.unsafe("set local role authenticated");
+        return await tx.unsafe("select alert_email_id from public.kiosk_outages");
+      })).rejects.toMatchObject({ code: "42501" });
     } finally {
       await sql.end();
     }
