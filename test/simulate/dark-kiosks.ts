@@ -102,10 +102,10 @@ export async function judgeAlerts(
   sql: postgres.Sql,
   ledger: DarkLedger,
   dark: Set<string>,
-  options: { offlineMs: number; passMs: number },
+  options: { offlineMs: number; passMs: number; log: (line: string) => void },
 ): Promise<AlertJudgement> {
-  const rows = await sql.unsafe<{ license_key: string; alert_sent: Date | null; recovery_sent: Date | null }[]>(
-    `select o.license_key, a.sent_at as alert_sent, r.sent_at as recovery_sent
+  const rows = await sql.unsafe<{ license_key: string; alert_sent: Date | null; recovery_sent: Date | null; last_seen_at: Date; alerted_at: Date; back_at: Date | null }[]>(
+    `select o.license_key, a.sent_at as alert_sent, r.sent_at as recovery_sent, o.last_seen_at, o.alerted_at, o.back_at
        from public.kiosk_outages as o
        left join public.email_outbox as a on a.id = o.alert_email_id
        left join public.email_outbox as r on r.id = o.recovery_email_id`,
@@ -125,6 +125,11 @@ export async function judgeAlerts(
   for (const row of rows) {
     const last = ledger.lastAnswered.get(row.license_key);
     if (!dark.has(row.license_key) || seen.has(row.license_key) || last === undefined) {
+      // What the database saw of it: the first few, to tell which fault or limit silenced it.
+      if (falseAlerts < 5) {
+        const at = (value: Date | null) => (value ? new Date(value).toISOString().slice(11, 19) : "-");
+        options.log(`false alert: ${row.license_key.slice(0, 9)}…${dark.has(row.license_key) ? " (dark)" : ""} last seen ${at(row.last_seen_at)}, alerted ${at(row.alerted_at)}, back ${at(row.back_at)}`);
+      }
       falseAlerts++;
       continue;
     }

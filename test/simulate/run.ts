@@ -56,12 +56,17 @@ async function simulate(options: RunOptions): Promise<number> {
     const tally = new Tally();
     const ledger = new ChangeLedger(2 * pollMs);
     const started = performance.now();
+    log(`run starts at ${new Date().toISOString().slice(11, 19)} UTC`);
     const now = () => performance.now() - started;
     const darkLedger = new DarkLedger();
     const context = {
       baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger,
       dark: window && { window, ledger: darkLedger },
     };
+    if (window && options.perAddress.high * (60 / options.pollSeconds) > 10) {
+      // A kiosk refused (429) sends no sighting: one starved of answers for the threshold looks dark.
+      log(`venues of up to ${options.perAddress.high} kiosks polling every ${options.pollSeconds} s exceed 10 calls a minute per address: rate-limited kiosks may be reported dark (README, capacity)`);
+    }
     if (window) {
       log(`${fleet.filter((kiosk) => kiosk.dark).length} kiosks go dark from ${window.from / 1000} s to ${window.until / 1000} s; venues in ${zone}, offline after ${options.offlineSeconds} s, a scheduled run every ${options.passSeconds} s`);
     }
@@ -114,8 +119,10 @@ async function simulate(options: RunOptions): Promise<number> {
     }
     const dark = new Set(fleet.filter((kiosk) => kiosk.dark).map((kiosk) => kiosk.key));
     const alerts = { zone, offlineSeconds: options.offlineSeconds, passSeconds: options.passSeconds, runs: passRuns.runs, failedRuns: passRuns.failed,
-      ...await judgeAlerts(production.sql, darkLedger, dark, { offlineMs, passMs }) };
+      ...await judgeAlerts(production.sql, darkLedger, dark, { offlineMs, passMs, log }) };
     if (alerts.falseAlerts + alerts.late + alerts.missed > 0) {
+      // The server's own account of its sighting writes and the database's availability meanwhile.
+      for (const line of production.server.logs().split("\n").filter((l) => /sighting|database_(un)?available/.test(l)).slice(0, 20)) log(`server: ${line}`);
       log(`unexpected: offline alerts: ${alerts.falseAlerts} false, ${alerts.late} later than one run, ${alerts.missed} dark kiosks not alerted and recovered`);
     }
     const perDay = (delta: number) => (delta / fleet.length) * (86_400_000 / windowMs);
