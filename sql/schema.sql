@@ -255,6 +255,43 @@ COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_
 
 
 --
+-- Name: check_time_zone(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.check_time_zone() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  -- Zones this transaction already checked: reading pg_timezone_names costs ~30 ms (it opens every
+  -- zone file), so a bulk edit that sets one zone on many rows reads it once.
+  v_checked text := coalesce(pg_catalog.current_setting('cadence.checked_time_zones', true), '');
+begin
+  if new.time_zone is null or pg_catalog.strpos(v_checked, '|' || new.time_zone || '|') > 0 then
+    return new;
+  end if;
+  if not exists (select from pg_catalog.pg_timezone_names as z where z.name = new.time_zone) then
+    raise exception using
+      errcode = 'check_violation',
+      constraint = 'time_zone_is_known',
+      message = pg_catalog.format('unknown time zone %L: use an IANA name such as Europe/Berlin (pg_timezone_names lists them)', new.time_zone),
+      table = tg_table_name,
+      column = 'time_zone';
+  end if;
+  perform pg_catalog.set_config('cadence.checked_time_zones', v_checked || '|' || new.time_zone || '|', true);
+  return new;
+end
+$$;
+
+
+--
+-- Name: FUNCTION check_time_zone(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.check_time_zone() IS 'Trigger: refuses a time_zone that pg_timezone_names does not list (constraint time_zone_is_known), naming it.';
+
+
+--
 -- Name: check_venue_address(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -854,10 +891,13 @@ CREATE TABLE public.accounts (
     auth_link_attempts integer DEFAULT 0 NOT NULL,
     auth_link_error text,
     auth_link_due_at timestamp with time zone,
+    time_zone text DEFAULT 'UTC'::text NOT NULL,
+    offline_alert_after interval DEFAULT '00:15:00'::interval NOT NULL,
     CONSTRAINT account_display_name_length CHECK (((char_length(btrim(display_name)) >= 1) AND (char_length(btrim(display_name)) <= 120))),
     CONSTRAINT account_email_has_no_invisible_characters CHECK ((email !~ '[[:cntrl:]\u0080-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'::text)),
     CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
-    CONSTRAINT auth_link_attempts_are_not_negative CHECK ((auth_link_attempts >= 0))
+    CONSTRAINT auth_link_attempts_are_not_negative CHECK ((auth_link_attempts >= 0)),
+    CONSTRAINT offline_alert_after_is_between_a_minute_and_a_week CHECK (((offline_alert_after >= '00:01:00'::interval) AND (offline_alert_after <= '7 days'::interval)))
 );
 
 
@@ -897,6 +937,20 @@ COMMENT ON COLUMN public.accounts.auth_link_due_at IS 'When linking may next be 
 
 
 --
+-- Name: COLUMN accounts.time_zone; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.time_zone IS 'The IANA time zone (pg_timezone_names) of the account''s kiosks, unless a key has its own; UTC by default.';
+
+
+--
+-- Name: COLUMN accounts.offline_alert_after; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.offline_alert_after IS 'How long a kiosk that should be playing may stay unseen before the account holder is e-mailed (1 minute to 7 days; 15 minutes by default).';
+
+
+--
 -- Name: license_keys; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -908,6 +962,8 @@ CREATE TABLE public.license_keys (
     last_validated_at timestamp with time zone,
     system_name text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    time_zone text,
+    alerts_muted boolean DEFAULT false NOT NULL,
     CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
     CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
     CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
@@ -927,6 +983,20 @@ COMMENT ON TABLE public.license_keys IS 'License keys. account_id is the owner l
 --
 
 COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; unique per account regardless of case.';
+
+
+--
+-- Name: COLUMN license_keys.time_zone; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.time_zone IS 'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
+
+
+--
+-- Name: COLUMN license_keys.alerts_muted; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.alerts_muted IS 'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
 
 
 --
@@ -950,6 +1020,87 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) IS 'A key belongs to an account when its owner link is that account, or it has no owner link and its stored e-mail equals the account e-mail (case-insensitive).';
+
+
+--
+-- Name: kiosk_alert_pass(timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.kiosk_alert_pass(p_now timestamp with time zone) RETURNS TABLE(blind boolean, blind_began boolean, watch_restarted boolean, went_dark integer, came_back integer)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_watch public.kiosk_watch;
+  v_newest timestamptz;
+  v_gap boolean;
+  v_blind boolean;
+  v_since timestamptz;
+  v_dark integer;
+  v_back integer;
+begin
+  -- One pass at a time (npm start's sweep beside a cron job, say): the second waits, then sees what
+  -- the first recorded, so no outage is opened twice.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.kiosk_alert_pass', 0));
+  select * into v_watch from public.kiosk_watch as w for update;
+  select max(s.last_seen_at) into v_newest from public.kiosk_sightings as s;
+  v_gap := v_watch.last_pass_at is null or p_now - v_watch.last_pass_at > v_watch.gap_after;
+  v_blind := v_newest is null or p_now - v_newest > v_watch.blind_after;
+  v_since := case when v_gap or v_blind then p_now else coalesce(v_watch.watching_since, p_now) end;
+  update public.kiosk_watch as w
+     set last_pass_at = greatest(w.last_pass_at, p_now),
+         watching_since = v_since,
+         blind_since = case when v_blind then coalesce(w.blind_since, p_now) end;
+  if v_blind then
+    return query select true, v_watch.blind_since is null, true, 0, 0;
+    return;
+  end if;
+
+  -- Seen again: a sighting newer than the one it went dark after. Silent when the key is muted or
+  -- inactive by then.
+  with back as (
+    update public.kiosk_outages as o
+       set back_at = s.last_seen_at, recovered_at = p_now, recovery_silent = k.alerts_muted or not k.active
+      from public.kiosk_sightings as s, public.license_keys as k
+     where o.back_at is null and s.license_key = o.license_key and k.key = o.license_key and s.last_seen_at > o.last_seen_at
+    returning 1
+  )
+  select count(*)::integer into v_back from back;
+
+  -- Gone dark. Sightings first (stale at all, by the shortest threshold there is), so a healthy
+  -- fleet costs one scan; then the rules, then what plays now for the few left.
+  with stale as (
+    select k.key, s.last_seen_at, a.id as account_id, a.offline_alert_after
+      from public.kiosk_sightings as s
+      join public.license_keys as k on k.key = s.license_key
+      join public.accounts as a
+        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+     where greatest(s.last_seen_at, v_since) <= p_now - interval '1 minute'
+       and greatest(s.last_seen_at, v_since) <= p_now - a.offline_alert_after
+       and k.active and not k.alerts_muted
+       and not exists (select from public.kiosk_outages as o where o.license_key = k.key and o.back_at is null)
+  ),
+  dark as (
+    insert into public.kiosk_outages (license_key, account_id, dark_since, last_seen_at, alerted_at, block_id)
+    select st.key, st.account_id, greatest(st.last_seen_at, v_since, least(p.started_at, p_now)), st.last_seen_at, p_now, p.block_id
+      from cadence.playing_at(array(select st.key from stale as st), p_now) as p
+      join stale as st on st.key = p.license_key
+     where p.block_id is not null
+       and greatest(st.last_seen_at, v_since, least(p.started_at, p_now)) <= p_now - st.offline_alert_after
+    returning 1
+  )
+  select count(*)::integer into v_dark from dark;
+
+  return query select false, false, v_gap, v_dark, v_back;
+end
+$$;
+
+
+--
+-- Name: FUNCTION kiosk_alert_pass(p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.kiosk_alert_pass(p_now timestamp with time zone) IS 'The offline-alert pass at p_now: restarts the watch after a gap in passes or a blind spell (no kiosk seen), then records the kiosks seen again and those gone dark (the rules are in the migration that made it). Their e-mails are queued by cadence.queue_kiosk_alert_email.';
 
 
 --
@@ -1000,6 +1151,37 @@ COMMENT ON FUNCTION cadence.license_key_owner(p_key text) IS 'The id of the acco
 
 
 --
+-- Name: license_key_playing(text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_key_playing(p_key text, p_at timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- PL/pgSQL, so the plan is kept across the rows of a page (see license_key_time_zone).
+  return (
+    select pg_catalog.jsonb_build_object(
+             'blockId', p.block_id,
+             'weekday', p.weekday,
+             'startTime', pg_catalog.to_char(p.start_time, 'HH24:MI'),
+             'endTime', pg_catalog.to_char(p.end_time, 'HH24:MI'),
+             'startedOn', p.started_on,
+             'proclamationIds', pg_catalog.to_jsonb(p.proclamation_ids))
+      from cadence.playing_at(array[p_key], p_at) as p
+     where p.block_id is not null);
+end
+$$;
+
+
+--
+-- Name: FUNCTION license_key_playing(p_key text, p_at timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_key_playing(p_key text, p_at timestamp with time zone) IS 'The block a license key''s kiosk should play at p_at (cadence.playing_at) as {blockId, weekday, startTime, endTime, startedOn, proclamationIds}, or null. For public.kiosk_status.';
+
+
+--
 -- Name: license_key_schedule_version(text); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -1016,6 +1198,35 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.license_key_schedule_version(p_key text) IS 'The schedule version the API serves for a license key now (its ETag, unquoted). For public.kiosk_status.';
+
+
+--
+-- Name: license_key_time_zone(text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_key_time_zone(p_key text) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- PL/pgSQL keeps this statement's plan for the connection's life: a `language sql` body that is
+  -- SECURITY DEFINER is never inlined, and was planned again for each row of a page.
+  return (
+    select coalesce(k.time_zone, a.time_zone, 'UTC')
+      from public.license_keys as k
+      left join public.accounts as a
+        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+     where k.key = p_key
+     limit 1);
+end
+$$;
+
+
+--
+-- Name: FUNCTION license_key_time_zone(p_key text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_key_time_zone(p_key text) IS 'The time zone a license key''s kiosk lives in: its own, else its account''s, else UTC. For public.kiosk_status.';
 
 
 --
@@ -1297,6 +1508,80 @@ COMMENT ON FUNCTION cadence.palettes() IS 'One palette per canonical id: the sto
 
 
 --
+-- Name: playing_at(text[], timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.playing_at(p_keys text[], p_at timestamp with time zone) RETURNS TABLE(n bigint, license_key text, time_zone text, local_time timestamp without time zone, block_id uuid, weekday text, start_time time without time zone, end_time time without time zone, started_on date, started_at timestamp with time zone, proclamation_ids uuid[])
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    with keyed as (
+      -- Each known key, the schedule it reads, and its zone: its own, else its owner's, else UTC.
+      select s.n, k.key, s.schedule_id, coalesce(k.time_zone, owner.time_zone, 'UTC') as zone
+        from cadence.served_schedules(p_keys) as s
+        join public.license_keys as k on k.key = p_keys[s.n]
+        left join lateral (
+          select a.time_zone
+            from public.accounts as a
+           where (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+           limit 1
+        ) as owner on true
+    ),
+    clocks as (
+      -- One wall clock per (schedule, zone): what every key of the group shares.
+      select g.schedule_id, g.zone, l.local,
+             pg_catalog.to_char(l.local, 'FMday') as today,
+             pg_catalog.to_char(l.local - interval '1 day', 'FMday') as yesterday
+        from (select distinct k.schedule_id, k.zone from keyed as k where k.schedule_id is not null) as g
+       cross join lateral (select p_at at time zone g.zone as local) as l
+    ),
+    playing as (
+      select distinct on (c.schedule_id, c.zone)
+             c.schedule_id, c.zone, b.id, b.weekday, b.start_time, b.end_time, o.started_on
+        from clocks as c
+        join public.schedule_blocks as b on b.schedule_id = c.schedule_id
+       cross join lateral (
+         -- The day this block's current run started on, if it is running: today (started at or
+         -- before now, and not yet ended, or crossing midnight), or yesterday (crossing midnight into
+         -- today and not yet ended).
+         select case
+                  when (b.weekday is null or b.weekday = c.today)
+                   and c.local::time >= b.start_time
+                   and (b.end_time <= b.start_time or c.local::time < b.end_time)
+                    then c.local::date
+                  when b.end_time <= b.start_time
+                   and (b.weekday is null or b.weekday = c.yesterday)
+                   and c.local::time < b.end_time
+                    then c.local::date - 1
+                end as started_on
+       ) as o
+       where o.started_on is not null
+       order by c.schedule_id, c.zone, o.started_on desc, b.start_time desc, b.id
+    )
+    select k.n, k.key, k.zone, p_at at time zone k.zone,
+           p.id, p.weekday, p.start_time, p.end_time, p.started_on,
+           case when p.id is not null then (p.started_on + p.start_time) at time zone k.zone end,
+           case when p.id is not null then
+             array(select bp.proclamation_id from public.schedule_block_proclamations as bp
+                    where bp.block_id = p.id order by bp.position)
+           end
+      from keyed as k
+      left join playing as p on p.schedule_id = k.schedule_id and p.zone = k.zone;
+end
+$$;
+
+
+--
+-- Name: FUNCTION playing_at(p_keys text[], p_at timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.playing_at(p_keys text[], p_at timestamp with time zone) IS 'For each known key (position n) at instant p_at: its time zone and local time, and the block of the schedule it reads that plays then (null when none): id, weekday, start and end, the local date and instant it started, its proclamations in order. The wall-clock rule and its daylight-saving cases are in the migration that made it.';
+
+
+--
 -- Name: proclamations_json(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -1356,6 +1641,40 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.purge_onboarding_keys(p_now timestamp with time zone, p_limit integer) IS 'Deletes up to p_limit onboarding ids past their 24 hours; returns how many.';
+
+
+--
+-- Name: queue_kiosk_alert_email(uuid[], uuid[], text, text, text, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.queue_kiosk_alert_email(p_dark uuid[], p_back uuid[], p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) RETURNS uuid
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+declare
+  v_id uuid;
+begin
+  -- All or nothing, under the rows' locks: a worker that rendered the same changes a moment later
+  -- finds them announced and queues nothing, so the account gets one e-mail.
+  perform from public.kiosk_outages as o where o.id = any (p_dark || p_back) order by o.id for update;
+  if (select count(*) from public.kiosk_outages as o where o.id = any (p_dark) and o.alert_email_id is null) <> cardinality(p_dark)
+     or (select count(*) from public.kiosk_outages as o
+          where o.id = any (p_back) and o.back_at is not null and o.recovery_email_id is null and not o.recovery_silent) <> cardinality(p_back) then
+    return null;
+  end if;
+  v_id := cadence.enqueue_email(p_recipient, p_subject, p_text, p_html, p_now);
+  update public.kiosk_outages as o set alert_email_id = v_id where o.id = any (p_dark);
+  update public.kiosk_outages as o set recovery_email_id = v_id where o.id = any (p_back);
+  return v_id;
+end
+$$;
+
+
+--
+-- Name: FUNCTION queue_kiosk_alert_email(p_dark uuid[], p_back uuid[], p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.queue_kiosk_alert_email(p_dark uuid[], p_back uuid[], p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues one e-mail announcing the given outages (p_dark) and recoveries (p_back) and records it on them, in one transaction; queues nothing and returns null when any was announced meanwhile.';
 
 
 --
@@ -1861,6 +2180,51 @@ COMMENT ON FUNCTION cadence.system_name_form(p_name text) IS 'The form a system 
 
 
 --
+-- Name: unannounced_kiosk_alerts(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.unannounced_kiosk_alerts() RETURNS TABLE(account_id uuid, recipient text, display_name text, changes jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  -- Per account, every recorded change no e-mail has announced yet: a crash between the pass and
+  -- the e-mail leaves them here for the next run, so none is lost.
+  select a.id, a.email, a.display_name,
+         pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
+           'outageId', c.id,
+           'kind', c.kind,
+           'licenseKey', c.license_key,
+           'systemName', k.system_name,
+           'timeZone', z.zone,
+           'lastSeenLocal', pg_catalog.to_char(c.last_seen_at at time zone z.zone, 'YYYY-MM-DD HH24:MI'),
+           'backLocal', pg_catalog.to_char(c.back_at at time zone z.zone, 'YYYY-MM-DD HH24:MI'),
+           'block', case when b.id is not null then pg_catalog.jsonb_build_object(
+                      'weekday', b.weekday, 'startTime', pg_catalog.to_char(b.start_time, 'HH24:MI'), 'endTime', pg_catalog.to_char(b.end_time, 'HH24:MI')) end
+         ) order by c.kind desc, c.license_key)
+    from (
+      select o.id, 'dark' as kind, o.account_id, o.license_key, o.last_seen_at, null::timestamptz as back_at, o.block_id
+        from public.kiosk_outages as o where o.alert_email_id is null
+      union all
+      select o.id, 'back', o.account_id, o.license_key, o.last_seen_at, o.back_at, o.block_id
+        from public.kiosk_outages as o
+       where o.back_at is not null and o.recovery_email_id is null and not o.recovery_silent
+    ) as c
+    join public.accounts as a on a.id = c.account_id
+    join public.license_keys as k on k.key = c.license_key
+    cross join lateral (select coalesce(k.time_zone, a.time_zone) as zone) as z
+    left join public.schedule_blocks as b on b.id = c.block_id
+   group by a.id
+$$;
+
+
+--
+-- Name: FUNCTION unannounced_kiosk_alerts(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.unannounced_kiosk_alerts() IS 'Per account, the outages (kind dark) and recoveries (kind back) no e-mail has announced yet, with what the e-mail says of each.';
+
+
+--
 -- Name: unscheduled_payload(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -2157,6 +2521,98 @@ ALTER TABLE public.groups ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
 
 
 --
+-- Name: kiosk_outages; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.kiosk_outages (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    license_key text NOT NULL,
+    account_id uuid NOT NULL,
+    dark_since timestamp with time zone NOT NULL,
+    last_seen_at timestamp with time zone NOT NULL,
+    alerted_at timestamp with time zone NOT NULL,
+    block_id uuid,
+    alert_email_id uuid,
+    back_at timestamp with time zone,
+    recovered_at timestamp with time zone,
+    recovery_email_id uuid,
+    recovery_silent boolean DEFAULT false NOT NULL,
+    CONSTRAINT kiosk_outage_end_is_recorded_whole CHECK (((back_at IS NULL) = (recovered_at IS NULL))),
+    CONSTRAINT kiosk_outage_ends_after_its_last_sighting CHECK (((back_at IS NULL) OR (back_at > last_seen_at)))
+);
+
+
+--
+-- Name: TABLE kiosk_outages; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.kiosk_outages IS 'Written by the offline-alert pass, do not edit: each time a kiosk that should be playing went dark (the alert) and when it was seen again (the recovery).';
+
+
+--
+-- Name: COLUMN kiosk_outages.dark_since; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.dark_since IS 'From when it counts as unseen: the latest of its last sighting, its block''s start and the start of Cadence''s watch.';
+
+
+--
+-- Name: COLUMN kiosk_outages.last_seen_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.last_seen_at IS 'The last sighting before it went dark.';
+
+
+--
+-- Name: COLUMN kiosk_outages.alerted_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.alerted_at IS 'The pass that found it dark.';
+
+
+--
+-- Name: COLUMN kiosk_outages.block_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.block_id IS 'The block it should have been playing then.';
+
+
+--
+-- Name: COLUMN kiosk_outages.alert_email_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.alert_email_id IS 'The e-mail (public.email_outbox) that announced it; empty until queued.';
+
+
+--
+-- Name: COLUMN kiosk_outages.back_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.back_at IS 'The sighting that ended it; empty while it lasts.';
+
+
+--
+-- Name: COLUMN kiosk_outages.recovered_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.recovered_at IS 'The pass that found it back.';
+
+
+--
+-- Name: COLUMN kiosk_outages.recovery_email_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.recovery_email_id IS 'The e-mail that announced the recovery; empty until queued, or when silent.';
+
+
+--
+-- Name: COLUMN kiosk_outages.recovery_silent; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_outages.recovery_silent IS 'Ended without an e-mail: the key was muted or inactive when the kiosk came back.';
+
+
+--
 -- Name: kiosk_sightings; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2197,7 +2653,13 @@ CREATE VIEW public.kiosk_status WITH (security_invoker='true') AS
             WHEN (s.last_seen_at IS NULL) THEN 'never_seen'::text
             WHEN (s.last_seen_at >= (now() - '00:15:00'::interval)) THEN 'online'::text
             ELSE 'offline'::text
-        END AS state
+        END AS state,
+    ( SELECT cadence.license_key_time_zone(k.key) AS license_key_time_zone) AS time_zone,
+    ( SELECT (now() AT TIME ZONE cadence.license_key_time_zone(k.key)) AS timezone) AS local_time,
+    ( SELECT cadence.license_key_playing(k.key, now()) AS license_key_playing) AS playing_now,
+    ( SELECT o.dark_since
+           FROM public.kiosk_outages o
+          WHERE ((o.license_key = k.key) AND (o.back_at IS NULL))) AS dark_since
    FROM (public.license_keys k
      LEFT JOIN public.kiosk_sightings s ON ((s.license_key = k.key)));
 
@@ -2256,6 +2718,110 @@ COMMENT ON COLUMN public.kiosk_status.schedule_is_current IS 'Whether the kiosk 
 --
 
 COMMENT ON COLUMN public.kiosk_status.state IS 'online: seen in the last 15 minutes; offline: seen before; never_seen.';
+
+
+--
+-- Name: COLUMN kiosk_status.time_zone; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.time_zone IS 'The kiosk''s time zone: its key''s, else its account''s (UTC unless set).';
+
+
+--
+-- Name: COLUMN kiosk_status.local_time; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.local_time IS 'The kiosk''s wall-clock time now, in that zone.';
+
+
+--
+-- Name: COLUMN kiosk_status.playing_now; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.playing_now IS 'The block it should be playing now, from the schedule it reads: {blockId, weekday, startTime, endTime, startedOn, proclamationIds}; empty outside every block.';
+
+
+--
+-- Name: COLUMN kiosk_status.dark_since; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.dark_since IS 'While the offline alerts count the kiosk as dark: since when (public.kiosk_outages); empty otherwise.';
+
+
+--
+-- Name: kiosk_uptime; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.kiosk_uptime WITH (security_invoker='true') AS
+ SELECT k.key AS license_key,
+    k.system_name,
+    u.outages,
+    u.downtime,
+    round(((100)::numeric * ((1)::numeric - (EXTRACT(epoch FROM u.downtime) / EXTRACT(epoch FROM '30 days'::interval)))), 3) AS uptime_percent
+   FROM (public.license_keys k
+     CROSS JOIN LATERAL ( SELECT (count(*))::integer AS outages,
+            COALESCE(sum(GREATEST('00:00:00'::interval, (LEAST(COALESCE(o.back_at, now()), now()) - GREATEST(o.dark_since, (now() - '30 days'::interval))))), '00:00:00'::interval) AS downtime
+           FROM public.kiosk_outages o
+          WHERE ((o.license_key = k.key) AND (COALESCE(o.back_at, 'infinity'::timestamp with time zone) > (now() - '30 days'::interval)))) u);
+
+
+--
+-- Name: VIEW kiosk_uptime; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON VIEW public.kiosk_uptime IS 'Per license key, over the last 30 days: the outages recorded by the offline alerts, the time they lasted (an open one until now), and the uptime as a percentage of the 30 days.';
+
+
+--
+-- Name: kiosk_watch; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.kiosk_watch (
+    id boolean DEFAULT true NOT NULL,
+    blind_after interval DEFAULT '00:02:00'::interval NOT NULL,
+    gap_after interval DEFAULT '00:05:00'::interval NOT NULL,
+    last_pass_at timestamp with time zone,
+    watching_since timestamp with time zone,
+    blind_since timestamp with time zone,
+    CONSTRAINT blind_after_is_between_10_seconds_and_an_hour CHECK (((blind_after >= '00:00:10'::interval) AND (blind_after <= '01:00:00'::interval))),
+    CONSTRAINT gap_after_is_between_a_minute_and_a_day CHECK (((gap_after >= '00:01:00'::interval) AND (gap_after <= '1 day'::interval))),
+    CONSTRAINT kiosk_watch_is_one_row CHECK (id)
+);
+
+
+--
+-- Name: TABLE kiosk_watch; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.kiosk_watch IS 'One row: the offline-alert pass''s settings (blind_after, gap_after) and state. Staff may change the settings; the pass writes the rest.';
+
+
+--
+-- Name: COLUMN kiosk_watch.blind_after; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_watch.blind_after IS 'No kiosk at all seen for this long: Cadence itself is down or unreachable, and no kiosk is reported dark.';
+
+
+--
+-- Name: COLUMN kiosk_watch.gap_after; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_watch.gap_after IS 'The previous pass older than this: Cadence was not watching meanwhile, and every kiosk gets a full threshold again.';
+
+
+--
+-- Name: COLUMN kiosk_watch.watching_since; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_watch.watching_since IS 'Since when the pass has watched without a gap or a blind spell: no kiosk counts as unseen from before.';
+
+
+--
+-- Name: COLUMN kiosk_watch.blind_since; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_watch.blind_since IS 'When the current blind spell began; empty while kiosks are seen.';
 
 
 --
@@ -2636,11 +3202,27 @@ ALTER TABLE ONLY public.groups
 
 
 --
+-- Name: kiosk_outages kiosk_outages_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kiosk_outages
+    ADD CONSTRAINT kiosk_outages_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: kiosk_sightings kiosk_sightings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.kiosk_sightings
     ADD CONSTRAINT kiosk_sightings_pkey PRIMARY KEY (license_key);
+
+
+--
+-- Name: kiosk_watch kiosk_watch_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kiosk_watch
+    ADD CONSTRAINT kiosk_watch_pkey PRIMARY KEY (id);
 
 
 --
@@ -2772,6 +3354,27 @@ CREATE INDEX accounts_auth_link_due_idx ON public.accounts USING btree (auth_lin
 --
 
 CREATE INDEX email_outbox_due_idx ON public.email_outbox USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+
+
+--
+-- Name: kiosk_outage_is_one_open_per_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX kiosk_outage_is_one_open_per_key ON public.kiosk_outages USING btree (license_key) WHERE (back_at IS NULL);
+
+
+--
+-- Name: kiosk_outages_key_dark_since_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX kiosk_outages_key_dark_since_idx ON public.kiosk_outages USING btree (license_key, dark_since);
+
+
+--
+-- Name: kiosk_outages_unannounced_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX kiosk_outages_unannounced_idx ON public.kiosk_outages USING btree (account_id) WHERE ((alert_email_id IS NULL) OR ((back_at IS NOT NULL) AND (recovery_email_id IS NULL) AND (NOT recovery_silent)));
 
 
 --
@@ -2950,6 +3553,20 @@ CREATE TRIGGER system_name_is_normalised BEFORE INSERT OR UPDATE OF system_name 
 
 
 --
+-- Name: accounts time_zone_is_known; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER time_zone_is_known BEFORE INSERT OR UPDATE OF time_zone ON public.accounts FOR EACH ROW WHEN ((new.time_zone IS NOT NULL)) EXECUTE FUNCTION cadence.check_time_zone();
+
+
+--
+-- Name: license_keys time_zone_is_known; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER time_zone_is_known BEFORE INSERT OR UPDATE OF time_zone ON public.license_keys FOR EACH ROW WHEN ((new.time_zone IS NOT NULL)) EXECUTE FUNCTION cadence.check_time_zone();
+
+
+--
 -- Name: venue_addresses venue_address_changes; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -3001,6 +3618,22 @@ ALTER TABLE ONLY public.schedule_block_proclamations
 
 ALTER TABLE ONLY public.schedule_blocks
     ADD CONSTRAINT block_schedule_exists FOREIGN KEY (schedule_id) REFERENCES public.schedules(id) ON DELETE CASCADE;
+
+
+--
+-- Name: kiosk_outages kiosk_outage_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kiosk_outages
+    ADD CONSTRAINT kiosk_outage_account_exists FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE CASCADE;
+
+
+--
+-- Name: kiosk_outages kiosk_outage_key_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kiosk_outages
+    ADD CONSTRAINT kiosk_outage_key_exists FOREIGN KEY (license_key) REFERENCES public.license_keys(key) ON UPDATE CASCADE ON DELETE CASCADE;
 
 
 --
@@ -3082,10 +3715,24 @@ CREATE POLICY "Account holders can add entitled proclamations to their blocks" O
 
 
 --
+-- Name: license_keys Account holders can change the alert settings of their keys; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can change the alert settings of their keys" ON public.license_keys FOR UPDATE TO authenticated USING ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[]))) WITH CHECK ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
+
+
+--
 -- Name: schedule_blocks Account holders can change the blocks of their own schedules; Type: POLICY; Schema: public; Owner: -
 --
 
 CREATE POLICY "Account holders can change the blocks of their own schedules" ON public.schedule_blocks FOR UPDATE TO authenticated USING ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[]))) WITH CHECK ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[])));
+
+
+--
+-- Name: accounts Account holders can change their own account's alert settings; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can change their own account's alert settings" ON public.accounts FOR UPDATE TO authenticated USING ((auth_user_id = ( SELECT auth.uid() AS uid))) WITH CHECK ((auth_user_id = ( SELECT auth.uid() AS uid)));
 
 
 --
@@ -3170,6 +3817,13 @@ CREATE POLICY "Account holders can read stored frequencies" ON public.frequencie
 --
 
 CREATE POLICY "Account holders can read the blocks of their own schedules" ON public.schedule_blocks FOR SELECT TO authenticated USING ((schedule_id = ANY (( SELECT cadence.holder_schedule_ids() AS holder_schedule_ids)::uuid[])));
+
+
+--
+-- Name: kiosk_outages Account holders can read the outages of their own keys; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read the outages of their own keys" ON public.kiosk_outages FOR SELECT TO authenticated USING ((license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
 
 
 --
@@ -3278,10 +3932,22 @@ ALTER TABLE public.frequencies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.groups ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: kiosk_outages; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.kiosk_outages ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: kiosk_sightings; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
 ALTER TABLE public.kiosk_sightings ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: kiosk_watch; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.kiosk_watch ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: license_keys; Type: ROW SECURITY; Schema: public; Owner: -
@@ -3409,6 +4075,13 @@ REVOKE ALL ON FUNCTION cadence.check_schedule_type_change() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION cadence.check_system_name_form() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION check_time_zone(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.check_time_zone() FROM PUBLIC;
 
 
 --
@@ -3581,6 +4254,20 @@ GRANT SELECT(display_name) ON TABLE public.accounts TO authenticated;
 
 
 --
+-- Name: COLUMN accounts.time_zone; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: COLUMN accounts.offline_alert_after; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(offline_alert_after),UPDATE(offline_alert_after) ON TABLE public.accounts TO authenticated;
+
+
+--
 -- Name: TABLE license_keys; Type: ACL; Schema: public; Owner: -
 --
 
@@ -3616,11 +4303,33 @@ GRANT SELECT(system_name) ON TABLE public.license_keys TO authenticated;
 
 
 --
+-- Name: COLUMN license_keys.time_zone; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.alerts_muted; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(alerts_muted),UPDATE(alerts_muted) ON TABLE public.license_keys TO authenticated;
+
+
+--
 -- Name: FUNCTION key_belongs_to(p_key public.license_keys, p_account public.accounts); Type: ACL; Schema: cadence; Owner: -
 --
 
 REVOKE ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) TO service_role;
+
+
+--
+-- Name: FUNCTION kiosk_alert_pass(p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.kiosk_alert_pass(p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.kiosk_alert_pass(p_now timestamp with time zone) TO service_role;
 
 
 --
@@ -3641,12 +4350,30 @@ GRANT ALL ON FUNCTION cadence.license_key_owner(p_key text) TO service_role;
 
 
 --
+-- Name: FUNCTION license_key_playing(p_key text, p_at timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_key_playing(p_key text, p_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_key_playing(p_key text, p_at timestamp with time zone) TO authenticated;
+GRANT ALL ON FUNCTION cadence.license_key_playing(p_key text, p_at timestamp with time zone) TO service_role;
+
+
+--
 -- Name: FUNCTION license_key_schedule_version(p_key text); Type: ACL; Schema: cadence; Owner: -
 --
 
 REVOKE ALL ON FUNCTION cadence.license_key_schedule_version(p_key text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.license_key_schedule_version(p_key text) TO authenticated;
 GRANT ALL ON FUNCTION cadence.license_key_schedule_version(p_key text) TO service_role;
+
+
+--
+-- Name: FUNCTION license_key_time_zone(p_key text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_key_time_zone(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_key_time_zone(p_key text) TO authenticated;
+GRANT ALL ON FUNCTION cadence.license_key_time_zone(p_key text) TO service_role;
 
 
 --
@@ -3730,6 +4457,14 @@ GRANT ALL ON FUNCTION cadence.palettes() TO service_role;
 
 
 --
+-- Name: FUNCTION playing_at(p_keys text[], p_at timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.playing_at(p_keys text[], p_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.playing_at(p_keys text[], p_at timestamp with time zone) TO service_role;
+
+
+--
 -- Name: FUNCTION proclamations_json(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3743,6 +4478,14 @@ GRANT ALL ON FUNCTION cadence.proclamations_json() TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.purge_onboarding_keys(p_now timestamp with time zone, p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.purge_onboarding_keys(p_now timestamp with time zone, p_limit integer) TO service_role;
+
+
+--
+-- Name: FUNCTION queue_kiosk_alert_email(p_dark uuid[], p_back uuid[], p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.queue_kiosk_alert_email(p_dark uuid[], p_back uuid[], p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.queue_kiosk_alert_email(p_dark uuid[], p_back uuid[], p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) TO service_role;
 
 
 --
@@ -3861,6 +4604,14 @@ GRANT ALL ON FUNCTION cadence.system_name_form(p_name text) TO service_role;
 
 
 --
+-- Name: FUNCTION unannounced_kiosk_alerts(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.unannounced_kiosk_alerts() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.unannounced_kiosk_alerts() TO service_role;
+
+
+--
 -- Name: FUNCTION unscheduled_payload(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -3953,6 +4704,62 @@ GRANT ALL ON SEQUENCE public.groups_id_seq TO service_role;
 
 
 --
+-- Name: TABLE kiosk_outages; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.kiosk_outages TO service_role;
+
+
+--
+-- Name: COLUMN kiosk_outages.id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(id) ON TABLE public.kiosk_outages TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_outages.license_key; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(license_key) ON TABLE public.kiosk_outages TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_outages.dark_since; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(dark_since) ON TABLE public.kiosk_outages TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_outages.last_seen_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(last_seen_at) ON TABLE public.kiosk_outages TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_outages.alerted_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(alerted_at) ON TABLE public.kiosk_outages TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_outages.back_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(back_at) ON TABLE public.kiosk_outages TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_outages.recovered_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(recovered_at) ON TABLE public.kiosk_outages TO authenticated;
+
+
+--
 -- Name: TABLE kiosk_sightings; Type: ACL; Schema: public; Owner: -
 --
 
@@ -3993,6 +4800,21 @@ GRANT SELECT(schedule_version_held) ON TABLE public.kiosk_sightings TO authentic
 
 GRANT ALL ON TABLE public.kiosk_status TO service_role;
 GRANT SELECT ON TABLE public.kiosk_status TO authenticated;
+
+
+--
+-- Name: TABLE kiosk_uptime; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.kiosk_uptime TO service_role;
+GRANT SELECT ON TABLE public.kiosk_uptime TO authenticated;
+
+
+--
+-- Name: TABLE kiosk_watch; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.kiosk_watch TO service_role;
 
 
 --

@@ -14,15 +14,15 @@ import { kioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
 import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
-import { deliverPending } from "./mail/outbox.ts";
 import { createLimiter } from "./rate-limit/create-limiter.ts";
 import { venueAllowances } from "./rate-limit/venues.ts";
+import { runScheduledPass } from "./scheduled-pass.ts";
 
-/** How often the local server retries queued e-mails that are due. */
+/** How often the local server runs the offline alerts and retries queued e-mails that are due. */
 export const OUTBOX_SWEEP_MS = 60_000;
 
 function sweepOutbox(deps: Deps) {
-  deliverPending(deps).catch((error) => {
+  runScheduledPass(deps).catch((error) => {
     // A database outage is logged once, when it starts (db/availability.ts); the next sweep retries.
     if (!isUnavailable(error)) deps.log("error", "outbox_sweep_failed", { error: errorMessage(error) });
   });

@@ -5,7 +5,7 @@
 import { sendEmailHook } from "../app/auth-hook/send-email-hook.ts";
 import { ConfigError, parseConfig } from "../app/config.ts";
 import { consoleLogger } from "../app/log.ts";
-import { outboxFromConfig } from "../app/mail/outbox-from-config.ts";
+import { workerFromConfig } from "../app/worker-from-config.ts";
 
 let config;
 let handle;
@@ -14,7 +14,7 @@ try {
   if (!config.SEND_EMAIL_HOOK_SECRET) {
     throw new ConfigError("invalid configuration\n  SEND_EMAIL_HOOK_SECRET: is required by the auth-email-hook function");
   }
-  handle = sendEmailHook(outboxFromConfig(config, consoleLogger).ports, { secret: config.SEND_EMAIL_HOOK_SECRET });
+  handle = sendEmailHook(workerFromConfig(config, consoleLogger).ports, { secret: config.SEND_EMAIL_HOOK_SECRET });
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(error.message);

@@ -1,20 +1,21 @@
-// `npm run outbox:deliver`: one delivery pass over the queued e-mails that are due, for
-// self-hosters on Postgres to run from cron. Prints `{"sent":n,"failed":n}`.
+// `npm run outbox:deliver`: one scheduled run, for self-hosters on Postgres to run from cron every
+// minute: the offline-alert pass, then delivery of the queued e-mails that are due. Prints
+// `{"sent":n,"failed":n,"alerts":{...}}`.
 import { ConfigError, parseConfig } from "../app/config.ts";
 import { consoleLogger } from "../app/log.ts";
-import { outboxFromConfig } from "../app/mail/outbox-from-config.ts";
-import { deliverPending } from "../app/mail/outbox.ts";
+import { workerFromConfig } from "../app/worker-from-config.ts";
+import { runScheduledPass } from "../app/scheduled-pass.ts";
 
 let outbox;
 try {
-  outbox = outboxFromConfig(parseConfig(Deno.env.toObject()), consoleLogger);
+  outbox = workerFromConfig(parseConfig(Deno.env.toObject()), consoleLogger);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(error.message);
   Deno.exit(1);
 }
 try {
-  console.log(JSON.stringify(await deliverPending(outbox.ports)));
+  console.log(JSON.stringify(await runScheduledPass(outbox.ports)));
 } finally {
   await outbox.close();
 }

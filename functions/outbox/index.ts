@@ -1,16 +1,16 @@
-// The edge function `outbox`: pg_cron calls it every minute (supabase/README.md, "Deploying"), and each call delivers
-// the queued e-mails that are due. It takes no input and can only send what is already due, so an
+// The edge function `outbox`: pg_cron calls it every minute (supabase/README.md, "Deploying"), and each call runs
+// the offline-alert pass, then delivers the queued e-mails that are due (its alerts included). It takes no input and can only send what is already due, so an
 // outside caller gains nothing by calling it.
 import { ConfigError, parseConfig } from "../app/config.ts";
 import { consoleLogger } from "../app/log.ts";
-import { outboxFromConfig } from "../app/mail/outbox-from-config.ts";
-import { deliverPending } from "../app/mail/outbox.ts";
+import { workerFromConfig } from "../app/worker-from-config.ts";
+import { runScheduledPass } from "../app/scheduled-pass.ts";
 
 let config;
 let outbox;
 try {
   config = parseConfig(Deno.env.toObject());
-  outbox = outboxFromConfig(config, consoleLogger);
+  outbox = workerFromConfig(config, consoleLogger);
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error;
   console.error(error.message);
@@ -23,7 +23,7 @@ Deno.serve({ port: config.PORT, onListen }, async (request) => {
   if (request.method !== "POST") {
     return Response.json({ message: "use POST" }, { status: 405, headers: { allow: "POST" } });
   }
-  const report = await deliverPending(ports);
+  const report = await runScheduledPass(ports);
   consoleLogger("info", "outbox_delivered", { ...report });
   return Response.json(report);
 });

@@ -25,10 +25,14 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: {
       id: "select", email: "select", display_name: "select", created_at: "",
       auth_user_id: "", auth_link_attempts: "", auth_link_error: "", auth_link_due_at: "",
+      time_zone: "select update", offline_alert_after: "select update",
     },
   },
   "public.license_keys": {
-    columns: { key: "select", active: "select", system_name: "select", last_validated_at: "select", account_id: "", email: "", created_at: "" },
+    columns: {
+      key: "select", active: "select", system_name: "select", last_validated_at: "select", account_id: "", email: "", created_at: "",
+      time_zone: "select update", alerts_muted: "select update",
+    },
   },
   "public.account_proclamations": { columns: { account_id: "", proclamation_id: "" } },
   "public.categories": { columns: { id: "select", name: "select", sort_order: "select" } },
@@ -63,7 +67,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: {
       license_key: "select", account_email: "select", system_name: "select", active: "select", last_validated_at: "select",
       last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select", schedule_version_current: "select",
-      schedule_is_current: "select", state: "select",
+      schedule_is_current: "select", state: "select", time_zone: "select", local_time: "select", playing_now: "select", dark_since: "select",
     },
   },
   "public.venue_addresses": {
@@ -75,6 +79,18 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   },
   "public.venue_address_changes": {
     columns: { id: "", venue_address_id: "", account_id: "", change: "", network: "", kiosks: "", changed_at: "", changed_by: "" },
+  },
+  "public.kiosk_watch": {
+    columns: { id: "", blind_after: "", gap_after: "", last_pass_at: "", watching_since: "", blind_since: "" },
+  },
+  "public.kiosk_outages": {
+    columns: {
+      id: "select", license_key: "select", dark_since: "select", last_seen_at: "select", alerted_at: "select", back_at: "select",
+      recovered_at: "select", account_id: "", block_id: "", alert_email_id: "", recovery_email_id: "", recovery_silent: "",
+    },
+  },
+  "public.kiosk_uptime": {
+    columns: { license_key: "select", system_name: "select", outages: "select", downtime: "select", uptime_percent: "select" },
   },
   "public.webhook_nonces": { columns: { nonce: "", expires_at: "" } },
   "public.onboarding_idempotency_keys": {
@@ -117,10 +133,13 @@ const holderPolicies = [
   "public.venue_addresses insert: Account holders can register venue addresses for their account",
   "public.venue_addresses update: Account holders can change their own venue addresses",
   "public.venue_addresses delete: Account holders can delete their own venue addresses",
+  "public.accounts update: Account holders can change their own account's alert settings",
+  "public.license_keys update: Account holders can change the alert settings of their keys",
+  "public.kiosk_outages select: Account holders can read the outages of their own keys",
 ];
 
 /** The views `authenticated` reads: each runs as its reader, so its tables' policies apply. */
-const holderViews = ["public.kiosk_status"];
+const holderViews = ["public.kiosk_status", "public.kiosk_uptime"];
 
 /** The functions its policies and views call: the only ones `authenticated` may execute. */
 const holderFunctions = [
@@ -131,7 +150,9 @@ const holderFunctions = [
   "cadence.holder_proclamation_ids()",
   "cadence.holder_schedule_ids()",
   "cadence.license_key_owner(text)",
+  "cadence.license_key_playing(text,timestamp with time zone)",
   "cadence.license_key_schedule_version(text)",
+  "cadence.license_key_time_zone(text)",
 ];
 
 /** Every table, view and function we own, enumerated from the catalog so later ones are covered. */

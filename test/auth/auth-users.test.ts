@@ -5,7 +5,7 @@ import { ensureAuthUser, linkPendingAccounts } from "../../functions/app/auth-us
 import { supabaseAuthUsers } from "../../functions/app/auth-users/supabase-auth-users.ts";
 import { parseConfig } from "../../functions/app/config.ts";
 import type { Database } from "../../functions/app/db/database.ts";
-import { deliverPending } from "../../functions/app/mail/outbox.ts";
+import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { memoryLogger, testApp, unlimitedLimiter } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
@@ -210,13 +210,13 @@ describe("the outbox pass: accounts still without an Auth user", () => {
     const ports = { db, mailer: memoryMailer().mailer, now: clock.now, log: memoryLogger().log, authUsers };
     const account = await newAccount();
     gotrue.failWith(503);
-    expect((await deliverPending(ports)).authUsers).toEqual({ linked: 0, failed: 1 });
+    expect((await runScheduledPass(ports)).authUsers).toEqual({ linked: 0, failed: 1 });
     expect(await accountOf(account.id)).toMatchObject({ auth_user_id: null, auth_link_attempts: 1 });
 
     clock.advance(59_000);
-    expect((await deliverPending(ports)).authUsers).toEqual({ linked: 0, failed: 0 });
+    expect((await runScheduledPass(ports)).authUsers).toEqual({ linked: 0, failed: 0 });
     clock.advance(1_000);
-    expect((await deliverPending(ports)).authUsers).toEqual({ linked: 1, failed: 0 });
+    expect((await runScheduledPass(ports)).authUsers).toEqual({ linked: 1, failed: 0 });
     expect(await accountOf(account.id)).toMatchObject({ auth_user_id: account.id, auth_link_attempts: 2, auth_link_error: null });
     expect(gotrue.users.get(account.id)).toMatchObject({ email: account.email, user_metadata: { name: "Direct Name" } });
   });
@@ -270,7 +270,7 @@ describe("the outbox pass: accounts still without an Auth user", () => {
 
   it("reports nothing about Auth users without Supabase Auth, and leaves them unlinked", async () => {
     const account = await newAccount();
-    expect(await deliverPending({ db, mailer: memoryMailer().mailer, now: testClock().now, log: memoryLogger().log })).not
+    expect(await runScheduledPass({ db, mailer: memoryMailer().mailer, now: testClock().now, log: memoryLogger().log })).not
       .toHaveProperty(
         "authUsers",
       );

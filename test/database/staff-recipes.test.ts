@@ -18,6 +18,7 @@ const RECIPE = {
   importKeys: "import-license-keys.sql",
   deactivateKey: "deactivate-key.sql",
   notSeenForADay: "kiosks-not-seen-for-a-day.sql",
+  playingNow: "what-kiosks-play-now.sql",
 } as const;
 const DEMO = { email: "demo@example.com", key: "DEMO-0000-0000-0001", otherKeyOnDaily: "DEMO-0000-0000-0003" };
 const OTHER = { email: "other@example.com", key: "DEMO-0000-0000-0004" };
@@ -203,6 +204,24 @@ describe("staff recipes (sql/recipes), each run as is against the migrated, seed
     const unseen = await runRecipe(RECIPE.notSeenForADay);
     expect(unseen.map(({ license_key, account_email, active, last_seen_ip }) => ({ license_key, account_email, active, last_seen_ip })))
       .toEqual([{ license_key: OTHER.key, account_email: OTHER.email, active: true, last_seen_ip: "198.51.100.4" }]);
+  });
+
+  it("see what an account's kiosks should play now: each key's block in its own zone, with its proclamations in order", async () => {
+    // A fixed moment, as staff may set one: Monday 2026-11-23 07:30 UTC. Key 2 reads its own weekly
+    // schedule in Berlin (08:30 there: its Monday 08:00-10:00 block); keys 1 and 3 the account's
+    // daily schedule in UTC (its 06:00-09:00 block).
+    await database.db.query("update public.license_keys set time_zone = 'Europe/Berlin' where key = 'DEMO-0000-0000-0002'");
+    const rows = await runRecipe(RECIPE.playingNow, (text) => text.replace(", now()) as p", ", '2026-11-23 07:30+00') as p"));
+    expect(rows.map(({ license_key, time_zone, block_id, proclamations }) => ({ license_key, time_zone, block_id, proclamations }))).toEqual([
+      { license_key: "DEMO-0000-0000-0001", time_zone: "UTC", block_id: "d0000000-0000-4000-8000-000000000001", proclamations: ["Abundance", "Peace"] },
+      { license_key: "DEMO-0000-0000-0002", time_zone: "Europe/Berlin", block_id: "d0000000-0000-4000-8000-000000000004", proclamations: ["Abundance"] },
+      { license_key: "DEMO-0000-0000-0003", time_zone: "UTC", block_id: "d0000000-0000-4000-8000-000000000001", proclamations: ["Abundance", "Peace"] },
+    ]);
+    // Two hours later nothing plays: 09:30 UTC is past the daily block, 10:30 in Berlin the weekly one's end.
+    const later = await runRecipe(RECIPE.playingNow, (text) => text.replace(", now()) as p", ", '2026-11-23 09:30+00') as p"));
+    expect(later.map((row) => row.block_id)).toEqual([null, null, null]);
+    // As written (now()), it runs and lists the account's three keys.
+    expect((await runRecipe(RECIPE.playingNow)).map((row) => row.license_key)).toEqual(["DEMO-0000-0000-0001", "DEMO-0000-0000-0002", "DEMO-0000-0000-0003"]);
   });
 
   it("every recipe in sql/recipes is one this suite runs", () => {

@@ -330,7 +330,30 @@ describe("public.kiosk_status", () => {
     expect(rows.map((row) => row.license_key)).toEqual(Object.values(KEY).sort());
     expect(Object.keys(rows[0])).toEqual([
       "license_key", "account_email", "system_name", "active", "last_validated_at", "last_seen_at", "last_seen_ip",
-      "schedule_version_held", "schedule_version_current", "schedule_is_current", "state",
+      "schedule_version_held", "schedule_version_current", "schedule_is_current", "state", "time_zone", "local_time", "playing_now",
+      "dark_since",
+    ]);
+  });
+
+  it("shows each kiosk's time zone, its local time and the block it should be playing now, or none", async () => {
+    // Whatever the time of day: key 2's weekly schedule gets a whole-day block on every weekday
+    // (there is a Sunday one already); key 4 reads no schedule.
+    const days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday"];
+    await database.db.query("delete from public.schedule_blocks where schedule_id = (select id from public.schedules where license_key = $1) and weekday <> 'sunday'", [KEY.demoWeekly]);
+    await database.db.query(
+      "insert into public.schedule_blocks (schedule_id, weekday, start_time, end_time) select s.id, d, '00:00', '24:00' from public.schedules s, unnest($2::text[]) d where s.license_key = $1",
+      [KEY.demoWeekly, days],
+    );
+    await database.db.query("update public.license_keys set time_zone = 'Pacific/Chatham' where key = $1", [KEY.demoWeekly]);
+    const rows = await database.db.query<{ license_key: string; time_zone: string; local_is_now: boolean; start: string | null; end: string | null }>(
+      `select license_key, time_zone, local_time = now() at time zone time_zone as local_is_now,
+              playing_now ->> 'startTime' as start, playing_now ->> 'endTime' as end
+         from public.kiosk_status where license_key in ($1, $2) order by license_key`,
+      [KEY.demoWeekly, KEY.other],
+    );
+    expect(rows).toEqual([
+      { license_key: KEY.demoWeekly, time_zone: "Pacific/Chatham", local_is_now: true, start: "00:00", end: "24:00" },
+      { license_key: KEY.other, time_zone: "UTC", local_is_now: true, start: null, end: null },
     ]);
   });
 

@@ -2,7 +2,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
-import { deliverPending } from "../../functions/app/mail/outbox.ts";
+import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { CLAIM_LEASE_SECONDS } from "../../functions/app/onboarding/idempotency.ts";
 import { standardWebhookVerifier } from "../../functions/app/onboarding/standard-webhooks.ts";
 import { claimOnboardingKey } from "../../functions/app/onboarding/store.ts";
@@ -335,7 +335,7 @@ describe("POST /api/v2/automations/create/account signed with Standard Webhooks"
   });
 });
 
-describe("the outbox delivery pass and expired onboarding ids", () => {
+describe("the scheduled run (scheduled-pass.ts) and expired onboarding ids", () => {
   it("deletes the ids past their 24 hours and keeps the others", async () => {
     const expired = crypto.randomUUID();
     const kept = crypto.randomUUID();
@@ -344,7 +344,7 @@ describe("the outbox delivery pass and expired onboarding ids", () => {
     expect((await keyed({ email: newEmail() }, kept)).status).toBe(200);
     const ids = () =>
       db.query<{ id: string }>("select id from public.onboarding_idempotency_keys where id = any($1::text[]) order by id", [[expired, kept]]);
-    const report = await deliverPending({ db, mailer: memoryMailer().mailer, now: () => clock.now() - 60_000 + DAY_MS, log: memoryLogger().log });
+    const report = await runScheduledPass({ db, mailer: memoryMailer().mailer, now: () => clock.now() - 60_000 + DAY_MS, log: memoryLogger().log });
     expect(report.idempotencyKeysPurged).toBeGreaterThanOrEqual(1);
     expect((await ids()).map((row) => row.id)).toEqual([kept]);
   });

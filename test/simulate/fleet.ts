@@ -11,6 +11,8 @@ export interface Kiosk {
   legacy: boolean;
   /** Has a weekly schedule of its own; the others read their venue account's daily schedule. */
   ownSchedule: boolean;
+  /** Goes dark (stops calling) for a window of the run, then calls again (dark-kiosks.ts). */
+  dark: boolean;
 }
 
 /** Keys of the simulated fleet: `SIMK-` and the kiosk's number in 12 digits. */
@@ -26,9 +28,9 @@ const inShare = (n: number, share: number) => Math.floor((n + 1) * share) > Math
 /**
  * The fleet: `kiosks` kiosks in venues of `perAddress.low` to `perAddress.high` kiosks (drawn at
  * random), each venue one account behind one address. `legacyShare` of the kiosks poll the legacy
- * read; every third has a weekly schedule of its own.
+ * read; every third has a weekly schedule of its own; `darkShare` go dark for a while.
  */
-export function layoutFleet(kiosks: number, perAddress: { low: number; high: number }, legacyShare: number): Kiosk[] {
+export function layoutFleet(kiosks: number, perAddress: { low: number; high: number }, legacyShare: number, darkShare = 0): Kiosk[] {
   const fleet: Kiosk[] = [];
   for (let venue = 0; fleet.length < kiosks; venue++) {
     const size = Math.min(kiosks - fleet.length, perAddress.low + Math.floor(Math.random() * (perAddress.high - perAddress.low + 1)));
@@ -41,6 +43,7 @@ export function layoutFleet(kiosks: number, perAddress: { low: number; high: num
         systemName: `Kiosk ${seat + 1}`,
         legacy: inShare(n, legacyShare),
         ownSchedule: n % 3 === 2,
+        dark: inShare(n, darkShare),
       });
     }
   }

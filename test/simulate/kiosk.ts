@@ -1,5 +1,6 @@
 import { type Asked, readAnswer, type Reading } from "./answer-check.ts";
 import type { ChangeLedger } from "./change-ledger.ts";
+import type { DarkLedger, DarkWindow } from "./dark-kiosks.ts";
 import type { Kiosk } from "./fleet.ts";
 import type { Tally } from "./tally.ts";
 
@@ -16,6 +17,8 @@ export interface KioskContext {
   endAt: number;
   tally: Tally;
   ledger: ChangeLedger;
+  /** When the fleet's dark kiosks stop calling, and where what they did is kept; absent: none goes dark. */
+  dark?: { window: DarkWindow; ledger: DarkLedger };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -102,9 +105,16 @@ export async function runKiosk(kiosk: Kiosk, bootAt: number, context: KioskConte
     ? `/api/v2/schedule?email=${encodeURIComponent(kiosk.email)}&licenseKey=${key}`
     : `/api/v2/licenses/${key}/schedule`;
   let etag: string | undefined;
+  const dark = kiosk.dark ? context.dark : undefined;
   while (context.now() < context.endAt) {
+    if (dark && context.now() >= dark.window.from && context.now() < dark.window.until) {
+      // Dark: powered off, unplugged, off the network. It calls again when the window ends.
+      await wait(context, dark.window.until - context.now());
+      continue;
+    }
     const asked: Asked = { route: kiosk.legacy ? "legacy" : "schedule", key: kiosk.key, email: kiosk.email, ifNoneMatch: etag };
     const reading = await send(kiosk, context, asked, path);
+    if (dark && reading.problem === undefined && reading.retryAfter === undefined) dark.ledger.answered(kiosk, dark.window, context.now());
     if (reading.retryAfter !== undefined) {
       await wait(context, reading.retryAfter * 1000);
       continue;

@@ -12,6 +12,8 @@ export interface Production {
   databaseName: string;
   /** A direct connection (staff edits, as the dashboard makes them; never through the pooler). */
   sql: postgres.Sql;
+  /** The database's direct URL (`pooler.through(url)` reaches it as the edge functions do). */
+  url: string;
   pooler: PgBouncer;
   redisPort: number;
   /** The server process kiosks reach now. */
@@ -60,6 +62,7 @@ export async function startProduction(prepare: (sql: postgres.Sql) => Promise<vo
       database,
       databaseName: new URL(url).pathname.slice(1),
       sql,
+      url,
       pooler,
       redisPort,
       server: [...running][0],

@@ -7,6 +7,7 @@ import process from "node:process";
 import { ChangeLedger } from "./change-ledger.ts";
 import { type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
 import { costProfiles } from "./cost.ts";
+import { DarkLedger, darkWindow, judgeAlerts, prepareAlerts, runPasses, zoneForTenOClock } from "./dark-kiosks.ts";
 import { injectFaults } from "./faults.ts";
 import { insertFleet, layoutFleet, registerVenues } from "./fleet.ts";
 import { runKiosk } from "./kiosk.ts";
@@ -53,11 +54,17 @@ async function simulate(options: RunOptions): Promise<number> {
   if (runMs <= pollMs) {
     notes.push(`the run (${runMs / 1000} s) is no longer than one poll interval (${options.pollSeconds} s): kiosks booted over its first half, and the per-kiosk-day rates include their boot (license, system name, first read), so they overstate a steady day`);
   }
-  const fleet = layoutFleet(options.kiosks, options.perAddress, options.legacyShare);
+  const passMs = options.passSeconds * 1000;
+  const offlineMs = options.offlineSeconds * 1000;
+  const window = darkWindow({ pollMs, passMs, offlineMs, runMs });
+  if (!window && options.darkShare > 0) log("the run is too short for a dark window (threshold, two passes and two poll intervals): no kiosk goes dark");
+  const fleet = layoutFleet(options.kiosks, options.perAddress, options.legacyShare, window ? options.darkShare : 0);
+  const zone = zoneForTenOClock();
   log(`starting Postgres 15 (migrated by the Supabase CLI) with ${fleet.length} kiosks, PgBouncer, redis-server and the entry`);
   let registeredVenues = 0;
   const production = await startProduction(async (sql) => {
     await insertFleet(sql, fleet);
+    await prepareAlerts(sql, zone, options.offlineSeconds);
     if (options.registerVenues) registeredVenues = await registerVenues(sql, fleet);
   });
   if (options.registerVenues) log(`registered ${registeredVenues} venue addresses for their kiosks`);
@@ -73,8 +80,22 @@ async function simulate(options: RunOptions): Promise<number> {
     const tally = new Tally();
     const ledger = new ChangeLedger(2 * pollMs);
     const started = performance.now();
+    log(`run starts at ${new Date().toISOString().slice(11, 19)} UTC`);
     const now = () => performance.now() - started;
-    const context = { baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger };
+    const darkLedger = new DarkLedger();
+    const context = {
+      baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger,
+      dark: window && { window, ledger: darkLedger },
+    };
+    if (window && options.perAddress.high * (60 / options.pollSeconds) > 10) {
+      // A kiosk refused (429) sends no sighting: one starved of answers for the threshold looks dark.
+      log(`venues of up to ${options.perAddress.high} kiosks polling every ${options.pollSeconds} s exceed 10 calls a minute per address: rate-limited kiosks may be reported dark (README, capacity)`);
+    }
+    if (window) {
+      log(`${fleet.filter((kiosk) => kiosk.dark).length} kiosks go dark from ${window.from / 1000} s to ${window.until / 1000} s; venues in ${zone}, offline after ${options.offlineSeconds} s, a scheduled run every ${options.passSeconds} s`);
+    }
+    // The scheduled run (offline alerts, then the outbox), as pg_cron calls the `outbox` function.
+    const passes = runPasses(production.pooler.through(production.url), passMs, now, runMs);
     log(`${fleet.length} kiosks boot over the first ${bootMs / 1000} s, then poll for ${options.minutes} min in all`);
     // Kiosks boot spread over the first poll interval, so their polls are spread over every one after.
     const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * bootMs, context));
@@ -130,6 +151,7 @@ async function simulate(options: RunOptions): Promise<number> {
       : Promise.resolve();
 
     await Promise.all([...kiosks, staff, faults, workers]);
+    const passRuns = await passes;
     const windowMs = now() - tally.windowStart;
     const last = await meters.read();
     counting = false;
@@ -139,6 +161,14 @@ async function simulate(options: RunOptions): Promise<number> {
     if (changes.seenInTime < changes.made) {
       const waiting = ledger.waiting();
       log(`unexpected: ${changes.made - changes.seenInTime} changes not seen by all their kiosks within two poll intervals; ${waiting.length} kiosks never saw one, e.g. ${waiting.slice(0, 5).join(", ")}`);
+    }
+    const dark = new Set(fleet.filter((kiosk) => kiosk.dark).map((kiosk) => kiosk.key));
+    const alerts = { zone, offlineSeconds: options.offlineSeconds, passSeconds: options.passSeconds, runs: passRuns.runs, failedRuns: passRuns.failed,
+      ...await judgeAlerts(production.sql, darkLedger, dark, { offlineMs, passMs, log }) };
+    if (alerts.falseAlerts + alerts.late + alerts.missed > 0) {
+      // The server's own account of its sighting writes and the database's availability meanwhile.
+      for (const line of production.server.logs().split("\n").filter((l) => /sighting|database_(un)?available/.test(l)).slice(0, 20)) log(`server: ${line}`);
+      log(`unexpected: offline alerts: ${alerts.falseAlerts} false, ${alerts.late} later than one run, ${alerts.missed} dark kiosks not alerted and recovered`);
     }
     const perDay = (delta: number) => (delta / fleet.length) * (86_400_000 / windowMs);
     const summary: Summary = {
@@ -152,7 +182,7 @@ async function simulate(options: RunOptions): Promise<number> {
       notes,
       requests: tally.requests,
       byStatus: tally.byStatus,
-      unexpected: tally.unexpected + changes.made - changes.seenInTime,
+      unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed,
       latencyMs: tally.latencyMs(),
       changes,
       perKioskDay: {
@@ -165,6 +195,7 @@ async function simulate(options: RunOptions): Promise<number> {
         databaseCpuSeconds: perDay(last.databaseCpuSeconds - first.databaseCpuSeconds),
       },
       peakConnections: peak,
+      alerts,
     };
     log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
     for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);

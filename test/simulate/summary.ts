@@ -43,5 +43,22 @@ export const Summary = z.object({
   perKioskDay: PerKioskDay,
   /** The most connections seen at once: the server's to the pooler, the pooler's to Postgres. */
   peakConnections: z.object({ toPooler: z.number().int(), toDatabase: z.number().int() }),
+  /** Kiosks that went dark and came back, and the offline alerts they caused (dark-kiosks.ts); absent in older summaries. */
+  alerts: z.object({
+    zone: z.string(),
+    offlineSeconds: z.number(),
+    passSeconds: z.number(),
+    runs: z.number().int(),
+    failedRuns: z.number().int(),
+    darkKiosks: z.number().int(),
+    alerted: z.number().int(),
+    recovered: z.number().int(),
+    alertDelayMs: z.object({ min: z.number(), max: z.number() }),
+    recoveryDelayMs: z.object({ min: z.number(), max: z.number() }),
+    late: z.number().int(),
+    missed: z.number().int(),
+    falseAlerts: z.number().int(),
+    emails: z.number().int(),
+  }).optional(),
 });
 export type Summary = z.infer<typeof Summary>;

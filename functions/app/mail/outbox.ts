@@ -1,8 +1,6 @@
-import { type AuthLinkPorts, type LinkReport, linkPendingAccounts } from "../auth-users/link-auth-user.ts";
 import { retryDelayMs } from "../backoff.ts";
-import { sqlTimestamp } from "../db/database.ts";
-import { errorMessage } from "../log.ts";
-import { purgeOnboardingKeys } from "../onboarding/store.ts";
+import { type Database, sqlTimestamp } from "../db/database.ts";
+import { errorMessage, type Logger } from "../log.ts";
 import type { Mailer } from "./mailer.ts";
 
 /**
@@ -11,11 +9,12 @@ import type { Mailer } from "./mailer.ts";
  */
 export const OUTBOX_LEASE_SECONDS = 300;
 
-/**
- * The ports delivery needs; the app's `Deps` has them all. With `authUsers` (Cadence on Supabase
- * Auth) a pass also links accounts still without an Auth user.
- */
-export interface OutboxPorts extends AuthLinkPorts {
+/** The ports delivery needs; the app's `Deps` has them all. */
+export interface OutboxPorts {
+  db: Database;
+  log: Logger;
+  /** The clock, in epoch milliseconds. */
+  now: () => number;
   mailer: Mailer;
 }
 
@@ -83,22 +82,12 @@ export async function deliverEmail(ports: OutboxPorts, id: string): Promise<"sen
 export interface DeliveryReport {
   sent: number;
   failed: number;
-  /** Accounts linked to (or still failing to reach) Supabase Auth; present only with Auth configured. */
-  authUsers?: LinkReport;
-  /** Onboarding ids past their 24 hours, deleted by this pass; present only when there were some. */
-  idempotencyKeysPurged?: number;
 }
-
-/** Expired onboarding ids deleted per statement: each statement stays short beside the requests. */
-const PURGE_BATCH = 1_000;
 
 /**
  * Sends every pending e-mail whose next attempt is due, one claimed row at a time (each claim its
  * own lease), until none is due, `max` rows were tried, or `budgetMs` has passed. Safe to run in
- * several workers at once: a row is claimed by one of them only. With Supabase Auth configured,
- * it then links up to `max` accounts whose Auth user onboarding could not create: the same pass
- * retries everything onboarding leaves to do after its commit. Last, it deletes the onboarding ids
- * (Idempotency-Key, webhook-id) past their 24 hours.
+ * several workers at once: a row is claimed by one of them only.
  *
  * @example
  * const report = await deliverPending(deps);
@@ -115,14 +104,5 @@ export async function deliverPending(
     if (!row) break;
     report[await send(ports, row)] += 1;
   }
-  if (ports.authUsers) report.authUsers = await linkPendingAccounts(ports, { max });
-  // The pass that runs on a schedule anyway also bounds the onboarding ids' table: ids are purged
-  // batch by batch until none is expired or the budget is spent.
-  let purged = 0;
-  for (let batch = PURGE_BATCH; batch === PURGE_BATCH && ports.now() < deadline; ) {
-    batch = await purgeOnboardingKeys(ports.db, ports.now(), PURGE_BATCH);
-    purged += batch;
-  }
-  if (purged > 0) report.idempotencyKeysPurged = purged;
   return report;
 }

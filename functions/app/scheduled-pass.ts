@@ -1,0 +1,58 @@
+import type { AuthLinkPorts, LinkReport } from "./auth-users/link-auth-user.ts";
+import { linkPendingAccounts } from "./auth-users/link-auth-user.ts";
+import { isUnavailable } from "./db/unavailable.ts";
+import { alertOfflineKiosks, type OfflineAlertReport } from "./kiosk/offline-alerts.ts";
+import { errorMessage } from "./log.ts";
+import { deliverPending, type DeliveryReport, type OutboxPorts } from "./mail/outbox.ts";
+import { purgeOnboardingKeys } from "./onboarding/store.ts";
+
+/** Expired onboarding ids deleted per statement: each statement stays short beside the requests. */
+const PURGE_BATCH = 1_000;
+
+/** What the scheduled run needs; the app's `Deps` has it all. */
+export type ScheduledPassPorts = OutboxPorts & AuthLinkPorts;
+
+export interface ScheduledPassReport extends DeliveryReport {
+  /** The offline-alert pass; absent when it failed (logged), which never stops the delivery. */
+  alerts?: OfflineAlertReport;
+  /** Accounts linked to (or still failing to reach) Supabase Auth; present only with Auth configured. */
+  authUsers?: LinkReport;
+  /** Onboarding ids past their 24 hours, deleted by this run; present only when there were some. */
+  idempotencyKeysPurged?: number;
+}
+
+/**
+ * What runs every minute (pg_cron and the `outbox` function on Supabase, `npm start` locally,
+ * `npm run outbox:deliver` from cron), one room's work after another, so that no room reaches into
+ * another: the offline-alert pass (kiosk/), then the outbox delivery (mail/), which sends the alert
+ * e-mails the pass just queued in the same run; then, with Supabase Auth configured, the accounts
+ * onboarding could not link to an Auth user (auth-users/); last, the onboarding ids past their 24
+ * hours (onboarding/), batch by batch within the budget, so their table stays bounded. An alert
+ * pass that fails is logged and the rest still runs: queued e-mails must not wait on it.
+ *
+ * @example
+ * const report = await runScheduledPass(deps);
+ */
+export async function runScheduledPass(
+  ports: ScheduledPassPorts,
+  options: { max?: number; budgetMs?: number } = {},
+): Promise<ScheduledPassReport> {
+  const deadline = ports.now() + (options.budgetMs ?? 60_000);
+  let alerts: OfflineAlertReport | undefined;
+  try {
+    alerts = await alertOfflineKiosks(ports);
+  } catch (error) {
+    // A database outage is logged once, when it starts (db/availability.ts); the next run retries.
+    if (!isUnavailable(error)) ports.log("error", "kiosk_alerts_failed", { error: errorMessage(error) });
+  }
+  const report: ScheduledPassReport = await deliverPending(ports, options);
+  if (alerts) report.alerts = alerts;
+  if (ports.authUsers) report.authUsers = await linkPendingAccounts(ports, { max: options.max ?? 100 });
+  let purged = 0;
+  for (let batch = PURGE_BATCH; batch === PURGE_BATCH && ports.now() < deadline;) {
+    batch = await purgeOnboardingKeys(ports.db, ports.now(), PURGE_BATCH);
+    purged += batch;
+  }
+  if (purged > 0) report.idempotencyKeysPurged = purged;
+  return report;
+}
