@@ -15,6 +15,29 @@
 -- per-key table goes in the next migration: a poll that began before this one commits still reads
 -- it (test/schedule/schedule-payloads-migration.test.ts).
 
+-- First, the triggers that kept the per-key copies: the Supabase CLI applies a migration statement
+-- by statement, so each step below must leave a working state. Edits made before the new triggers
+-- exist are stored by the refresh of every schedule that follows them.
+drop trigger payloads_lock on public.schedules;
+drop trigger payloads_lock on public.schedule_blocks;
+drop trigger payloads_lock on public.schedule_block_proclamations;
+drop trigger payloads_lock on public.license_keys;
+drop trigger payloads_lock on public.accounts;
+drop trigger payloads_refresh_insert on public.schedules;
+drop trigger payloads_refresh_update on public.schedules;
+drop trigger payloads_refresh_delete on public.schedules;
+drop trigger payloads_refresh_insert on public.schedule_blocks;
+drop trigger payloads_refresh_update on public.schedule_blocks;
+drop trigger payloads_refresh_delete on public.schedule_blocks;
+drop trigger payloads_refresh_insert on public.schedule_block_proclamations;
+drop trigger payloads_refresh_update on public.schedule_block_proclamations;
+drop trigger payloads_refresh_delete on public.schedule_block_proclamations;
+drop trigger payloads_refresh_truncate on public.schedules;
+drop trigger payloads_refresh_truncate on public.schedule_blocks;
+drop trigger payloads_refresh_truncate on public.schedule_block_proclamations;
+drop trigger payloads_refresh on public.license_keys;
+drop trigger payloads_refresh on public.accounts;
+
 create table public.schedule_payloads (
   schedule_id uuid primary key
     constraint schedule_payload_schedule_exists references public.schedules (id) on update cascade on delete cascade,
@@ -208,27 +231,6 @@ begin
 end
 $$;
 comment on function cadence.refresh_all_schedule_payloads() is 'Trigger (after truncate): refreshes every schedule''s payload.';
-
--- The per-key copies and everything that kept them.
-drop trigger payloads_lock on public.schedules;
-drop trigger payloads_lock on public.schedule_blocks;
-drop trigger payloads_lock on public.schedule_block_proclamations;
-drop trigger payloads_lock on public.license_keys;
-drop trigger payloads_lock on public.accounts;
-drop trigger payloads_refresh_insert on public.schedules;
-drop trigger payloads_refresh_update on public.schedules;
-drop trigger payloads_refresh_delete on public.schedules;
-drop trigger payloads_refresh_insert on public.schedule_blocks;
-drop trigger payloads_refresh_update on public.schedule_blocks;
-drop trigger payloads_refresh_delete on public.schedule_blocks;
-drop trigger payloads_refresh_insert on public.schedule_block_proclamations;
-drop trigger payloads_refresh_update on public.schedule_block_proclamations;
-drop trigger payloads_refresh_delete on public.schedule_block_proclamations;
-drop trigger payloads_refresh_truncate on public.schedules;
-drop trigger payloads_refresh_truncate on public.schedule_blocks;
-drop trigger payloads_refresh_truncate on public.schedule_block_proclamations;
-drop trigger payloads_refresh on public.license_keys;
-drop trigger payloads_refresh on public.accounts;
 
 create trigger payloads_refresh_insert after insert on public.schedules
   referencing new table as new_rows for each statement execute function cadence.refresh_after_schedules_change();

@@ -7,6 +7,18 @@
 -- The account also holds its alert settings (how long a kiosk that should be playing may stay
 -- unseen before its holder is e-mailed), and each key whether its holder muted those e-mails.
 
+-- Kiosk reads lock license_keys, then accounts (their queries name them in that order), so this
+-- migration alters them in that order too: applied in one transaction (the local server's
+-- migrate.ts), altering accounts first deadlocked the polls running meanwhile
+-- (test/schedule/schedule-payloads-migration.test.ts).
+alter table public.license_keys
+  add column time_zone text,
+  add column alerts_muted boolean not null default false;
+comment on column public.license_keys.time_zone is
+  'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
+comment on column public.license_keys.alerts_muted is
+  'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
+
 alter table public.accounts
   add column time_zone text not null default 'UTC',
   add column offline_alert_after interval not null default interval '15 minutes'
@@ -18,14 +30,6 @@ comment on column public.accounts.time_zone is
   'The IANA time zone (pg_timezone_names) of the account''s kiosks, unless a key has its own; UTC by default.';
 comment on column public.accounts.offline_alert_after is
   'How long a kiosk that should be playing may stay unseen before the account holder is e-mailed (1 minute to 7 days; 15 minutes by default).';
-
-alter table public.license_keys
-  add column time_zone text,
-  add column alerts_muted boolean not null default false;
-comment on column public.license_keys.time_zone is
-  'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
-comment on column public.license_keys.alerts_muted is
-  'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
 
 -- Why a trigger, not a CHECK constraint: the names come from pg_timezone_names, which reads the time
 -- zone database of the server; it is stable, not immutable, and changes with a Postgres or tzdata
