@@ -21,6 +21,11 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * close them sooner (README, Operating).
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * The most a request line and headers may weigh: 64 KiB, as a body may. node's default of 16 KiB
+ * answered 431 to long query strings that Deno.serve passed on and the app answers itself (400/404).
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
 /** How often the two timeouts above are checked: node's default of 30 s would add up to 30 s to each. */
 const CHECK_INTERVAL_MS = 1_000;
 /**
@@ -67,6 +72,7 @@ export async function serveSelfHosted(options: SelfHostedOptions): Promise<SelfH
         requestTimeout: REQUEST_TIMEOUT_MS,
         keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
         connectionsCheckingInterval: CHECK_INTERVAL_MS,
+        maxHeaderSize: MAX_HEADER_BYTES,
       },
       (incoming, outgoing) => void respond(incoming, outgoing, options),
     );
