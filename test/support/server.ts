@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { childEnv } from "./child-env.ts";
 import { assertRealClockOnly } from "./clock.ts";
@@ -56,7 +56,9 @@ export async function startServer(
 ): Promise<RunningServer> {
   for (const url of [env.DATABASE_URL, env.SUPABASE_DB_URL]) if (url) assertRealClockOnly(url);
   const args = ["run", "-A", ...startV8Flags, entry];
-  const spawnOptions = { cwd: root.pathname, env: childEnv({ PORT: "0", ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+  // The figure npm start reports, so the server caps its connections as it would under npm start.
+  const limit = options.ulimit ? String(options.ulimit.soft) : execFileSync("sh", ["-c", "ulimit -Sn"], { encoding: "utf8" }).trim();
+  const spawnOptions = { cwd: root.pathname, env: childEnv({ PORT: "0", FILE_DESCRIPTOR_LIMIT: limit, ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
   let child;
   if (options.ulimit || options.startScript) {
     // The soft limit first: a hard limit under the current soft one is refused. Every step execs,

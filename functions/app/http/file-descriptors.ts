@@ -8,10 +8,11 @@
 export const DESCRIPTOR_RESERVE = { pglite: 320, postgres: 128 } as const;
 
 /**
- * The cap where the limit is unknown (Deno started without `npm start`, which reports it): enough
- * for development, under the 256 descriptors macOS allows by default once PGlite holds its own.
+ * The cap where the limit is unknown (Deno started by hand, not by `npm start`, which reports it):
+ * a benchmark's or a small fleet's; set FILE_DESCRIPTOR_LIMIT or MAX_CONNECTIONS for more. Should it
+ * outrun a low limit, the accept check reopens the listener (http/self-hosted-server.ts).
  */
-export const UNKNOWN_LIMIT_CONNECTIONS = 48;
+export const UNKNOWN_LIMIT_CONNECTIONS = 256;
 
 /** The fewest connections a cap allows, so a limit too low for the reserve still serves someone. */
 export const MIN_CONNECTIONS = 8;
