@@ -1,6 +1,9 @@
 // The edge entry: Supabase deploys this file as the function `api`, and `npm start` runs it as is.
 import { createApp } from "../app/app.ts";
 import { ConfigError, parseConfig } from "../app/config.ts";
+import { onEdgeRuntime } from "../app/edge-runtime.ts";
+import { connectionCap } from "../app/http/file-descriptors.ts";
+import { importOptional } from "../app/import-optional.ts";
 import { consoleLogger } from "../app/log.ts";
 import { openRuntime } from "../app/runtime.ts";
 
@@ -16,16 +19,42 @@ try {
 const runtime = await openRuntime(config, consoleLogger);
 const app = createApp(runtime.deps);
 
-const server = Deno.serve(
-  {
+let shutdownServer: () => Promise<void>;
+if (onEdgeRuntime()) {
+  // Supabase's own server holds the connections: Deno.serve only hands this worker its requests.
+  const server = Deno.serve(
+    {
+      port: config.PORT,
+      onListen: ({ port }) => consoleLogger("info", "listening", { port, ...runtime.describe }),
+    },
+    (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr.hostname }),
+  );
+  shutdownServer = () => server.shutdown();
+} else {
+  // Self-hosted, the process meets every client itself: a server that bounds and caps connections
+  // (app/http/self-hosted-server.ts), kept out of the edge bundle.
+  const { serveSelfHosted } = await importOptional<typeof import("../app/http/self-hosted-server.ts")>(
+    new URL("../app/http/self-hosted-server.ts", import.meta.url),
+  );
+  const maxConnections = config.MAX_CONNECTIONS ??
+    connectionCap(config.FILE_DESCRIPTOR_LIMIT, config.DATABASE_URL ? "postgres" : "pglite");
+  const server = await serveSelfHosted({
     port: config.PORT,
-    onListen: ({ port }) => consoleLogger("info", "listening", { port, ...runtime.describe }),
-  },
-  (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr.hostname }),
-);
+    maxConnections,
+    handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
+    log: consoleLogger,
+  });
+  consoleLogger("info", "listening", {
+    port: server.port,
+    ...runtime.describe,
+    fileDescriptorLimit: config.FILE_DESCRIPTOR_LIMIT ?? "unknown",
+    maxConnections,
+  });
+  shutdownServer = () => server.shutdown();
+}
 
 async function shutdown() {
-  await server.shutdown();
+  await shutdownServer();
   await runtime.close();
   Deno.exit(0);
 }

@@ -45,6 +45,25 @@ export const configSchema = z
     CATALOGUE_TTL_MS: milliseconds(0, 300_000).default(5_000),
     /** How often kiosk sightings are written (milliseconds): how soon kiosk_status shows a call. */
     SIGHTINGS_FLUSH_MS: milliseconds(100, 60_000).default(SIGHTINGS_FLUSH_MS),
+    /**
+     * The soft limit on open files (`ulimit -n`), which `npm start` raises to the hard limit and
+     * sets here: Deno reads /proc/self/limits only with --allow-all. "unlimited" counts as unknown.
+     */
+    FILE_DESCRIPTOR_LIMIT: z
+      .string()
+      .regex(/^(\d+|unlimited)$/, { message: "must be a number of files (ulimit -n)" })
+      .transform((value) => (value === "unlimited" ? undefined : Number(value)))
+      .optional(),
+    /**
+     * The most client connections `npm start` holds at once; unset, what FILE_DESCRIPTOR_LIMIT leaves
+     * (http/file-descriptors.ts). Supabase's edge runtime holds connections itself and ignores it.
+     */
+    MAX_CONNECTIONS: z.coerce
+      .number({ message: "must be a whole number from 1 to 1000000" })
+      .int({ message: "must be a whole number from 1 to 1000000" })
+      .min(1, { message: "must be a whole number from 1 to 1000000" })
+      .max(1_000_000, { message: "must be a whole number from 1 to 1000000" })
+      .optional(),
     SIGNING_SECRET: z.string().min(1).optional(),
     /** The onboarding secret being rotated out, accepted beside SIGNING_SECRET until it is removed. */
     SIGNING_SECRET_PREVIOUS: z.string().min(1).optional(),

@@ -15,3 +15,8 @@ export function edgeRuntimeKeepAlive(): ((work: Promise<unknown>) => void) | und
   const runtime = EdgeRuntime;
   return (work) => runtime.waitUntil(work);
 }
+
+/** Whether this process is a worker of Supabase's Edge Runtime, not `npm start` or a test. */
+export function onEdgeRuntime(): boolean {
+  return typeof EdgeRuntime !== "undefined";
+}

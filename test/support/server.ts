@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { childEnv } from "./child-env.ts";
 import { assertRealClockOnly } from "./clock.ts";
@@ -7,9 +7,23 @@ import { leaksIn } from "./log-leaks.ts";
 const root = new URL("../../", import.meta.url);
 const deno = new URL("node_modules/.bin/deno", root).pathname;
 
+const startScript: string = JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts.start;
+
 /** The V8 flags `npm start` gives the server, so tests and the benchmark run it as users do. */
-export const startV8Flags: string[] =
-  (JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts.start as string).match(/--v8-flags=\S+/g) ?? [];
+export const startV8Flags: string[] = startScript.match(/--v8-flags=\S+/g) ?? [];
+
+export interface StartOptions {
+  /**
+   * Runs the server under these limits on open files (`ulimit -Sn`, `ulimit -Hn`; hard defaults to
+   * soft), as a host that allows no more would.
+   */
+  ulimit?: { soft: number; hard?: number };
+  /**
+   * Runs package.json's start script as npm does (`sh -c`, its permissions and shell lines
+   * included) instead of the entry under `deno run -A`; `entry` is then the API's.
+   */
+  startScript?: boolean;
+}
 
 export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:43127 */
@@ -35,13 +49,27 @@ export interface RunningServer {
  * const server = await startServer({ DATABASE_URL: url });
  * await fetch(`${server.url}/api/v2/groups`);
  */
-export async function startServer(env: Record<string, string> = {}, entry = "functions/api/index.ts"): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  entry = "functions/api/index.ts",
+  options: StartOptions = {},
+): Promise<RunningServer> {
   for (const url of [env.DATABASE_URL, env.SUPABASE_DB_URL]) if (url) assertRealClockOnly(url);
-  const child = spawn(deno, ["run", "-A", ...startV8Flags, entry], {
-    cwd: root.pathname,
-    env: childEnv({ PORT: "0", ...env }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const args = ["run", "-A", ...startV8Flags, entry];
+  // The figure npm start reports, so the server caps its connections as it would under npm start.
+  const limit = options.ulimit ? String(options.ulimit.soft) : execFileSync("sh", ["-c", "ulimit -Sn"], { encoding: "utf8" }).trim();
+  const spawnOptions = { cwd: root.pathname, env: childEnv({ PORT: "0", FILE_DESCRIPTOR_LIMIT: limit, ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+  let child;
+  if (options.ulimit || options.startScript) {
+    // The soft limit first: a hard limit under the current soft one is refused. Every step execs,
+    // so the child's pid is the server's and signals reach it.
+    const limits = options.ulimit ? `ulimit -Sn ${options.ulimit.soft} && ulimit -Hn ${options.ulimit.hard ?? options.ulimit.soft} && ` : "";
+    const command = options.startScript ? startScript : `exec "$0" "$@"`;
+    spawnOptions.env.PATH = `${new URL("node_modules/.bin", root).pathname}:${spawnOptions.env.PATH}`;
+    child = spawn("sh", ["-c", limits + command, deno, ...args], spawnOptions);
+  } else {
+    child = spawn(deno, args, spawnOptions);
+  }
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
