@@ -1522,7 +1522,9 @@ begin
       -- Each known key, the schedule it reads, and its zone: its own, else its owner's, else UTC.
       select s.n, k.key, s.schedule_id, coalesce(k.time_zone, owner.time_zone, 'UTC') as zone
         from cadence.served_schedules(p_keys) as s
-        join public.license_keys as k on k.key = p_keys[s.n]
+        -- `= any (...)` restricts the table to the batch through its index, whichever join the
+        -- planner picks for a batch it cannot size (without it, a seq scan of every key per call).
+        join public.license_keys as k on k.key = p_keys[s.n] and k.key = any (p_keys)
         left join lateral (
           select a.time_zone
             from public.accounts as a
