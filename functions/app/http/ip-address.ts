@@ -4,7 +4,7 @@ const IPV4 = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0
 const HEX_GROUP = /^[0-9a-f]{1,4}$/;
 
 /** An IPv6 address as its eight 16-bit groups; undefined when `text` is not one (zones and brackets are not). */
-function ipv6Groups(text: string): number[] | undefined {
+export function ipv6Groups(text: string): number[] | undefined {
   let body = text.toLowerCase();
   const tail: number[] = [];
   // A dotted IPv4 address may end an IPv6 one (`::ffff:192.0.2.1`): it is the last two groups.

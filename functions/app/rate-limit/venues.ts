@@ -2,6 +2,7 @@ import type { Database } from "../db/database.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
+import { ipv6Groups } from "../http/ip-address.ts";
 import { ipv4 } from "./window-counts.ts";
 
 /**
@@ -163,35 +164,8 @@ export function parseNetwork(text: string): { family: 4 | 6; bits: number | bigi
   return Number.isInteger(length) && length >= 0 && length <= 128 ? { family: 6, bits: v6, length, address, host: length === 128 } : null;
 }
 
-/** An IPv6 address (`::` compression and a dotted IPv4 tail allowed) as a 128-bit number, or null. */
+/** An IPv6 address (`::` compression and a dotted IPv4 tail allowed) as a 128-bit number, or null: the groups `canonicalIp` reads. */
 export function ipv6(text: string): bigint | null {
-  if (!text.includes(":")) return null;
-  const halves = text.split("::");
-  if (halves.length > 2) return null;
-  const groups = (part: string): number[] | null => {
-    if (part === "") return [];
-    const out: number[] = [];
-    const pieces = part.split(":");
-    for (let at = 0; at < pieces.length; at++) {
-      const piece = pieces[at];
-      if (at === pieces.length - 1 && piece.includes(".")) {
-        const tail = ipv4(piece);
-        if (tail === null) return null;
-        out.push(tail >>> 16, tail & 0xffff);
-      } else if (/^[0-9a-fA-F]{1,4}$/.test(piece)) {
-        out.push(parseInt(piece, 16));
-      } else {
-        return null;
-      }
-    }
-    return out;
-  };
-  const head = groups(halves[0]);
-  const tail = halves.length === 2 ? groups(halves[1]) : [];
-  if (head === null || tail === null) return null;
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
-  let bits = 0n;
-  for (const group of [...head, ...new Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail]) bits = (bits << 16n) | BigInt(group);
-  return bits;
+  const groups = text.includes(":") ? ipv6Groups(text) : undefined;
+  return groups ? groups.reduce((bits, group) => (bits << 16n) | BigInt(group), 0n) : null;
 }
