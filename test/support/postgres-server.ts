@@ -89,22 +89,28 @@ export async function startPostgresServer(settings: Record<string, string> = {})
       .split("\n").map((line) => Number(line.trim())).filter((child) => child > 0);
     return [pid, ...children];
   };
+  /** Signals every process of the cluster; one that exited since `ps` listed it (a backend whose client left) is skipped. */
+  const signalCluster = (signal: NodeJS.Signals) => {
+    for (const pid of cluster()) {
+      try {
+        process.kill(pid, signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      }
+    }
+  };
   await start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     crash: () => signalAndWait("SIGQUIT"),
     start,
-    pause() {
-      for (const pid of cluster()) process.kill(pid, "SIGSTOP");
-    },
-    resume() {
-      for (const pid of cluster()) process.kill(pid, "SIGCONT");
-    },
+    pause: () => signalCluster("SIGSTOP"),
+    resume: () => signalCluster("SIGCONT"),
     logs: () => stderr,
     async stop() {
       // A paused cluster would not see the shutdown; SIGINT is postgres's fast shutdown.
-      if (running()) for (const pid of cluster()) process.kill(pid, "SIGCONT");
+      if (running()) signalCluster("SIGCONT");
       await signalAndWait("SIGINT");
       rmSync(dir, { recursive: true, force: true });
     },
