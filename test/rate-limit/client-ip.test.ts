@@ -2,11 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientIp, ClientIpHeader, clientIpSource, UNKNOWN_CLIENT } from "../../functions/app/http/client-ip.ts";
 import { canonicalIp, rateLimitClient } from "../../functions/app/http/ip-address.ts";
 import { testApp } from "../support/app.ts";
+import { testClock } from "../support/clock.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 
 const header = (name: string) => ClientIpHeader.parse(name);
 const requestWith = (headers: Record<string, string>) => new Request("http://cadence.test/api/v2/license", { headers });
 const PEER = { remoteAddr: "127.0.0.9" };
+
+/** A clock that stands still: every request of a test falls in one minute window, however slow the machine. */
+const clock = testClock();
 
 describe("where the client IP comes from (clientIpSource, from the configuration)", () => {
   it("is CLIENT_IP_HEADER when it is set, on Supabase or not", () => {
@@ -108,7 +112,7 @@ describe("rate limits of IPv6 clients (10 per minute per client, IPv6 by its /64
   const validation = (ip: string) => ({ method: "POST", headers: { "cf-connecting-ip": ip }, body: "{}" });
 
   it("refuses the 11th request of a /64 rotating through its addresses, and another /64 keeps its own bucket", async () => {
-    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip") });
+    const { request } = testApp(database.db, { now: clock.now, clientIpSource: header("cf-connecting-ip") });
     const statuses: number[] = [];
     for (let i = 1; i <= 30; i += 1) statuses.push((await request("/api/v2/license", validation(`2001:db8:1:1::${i.toString(16)}`))).status);
     expect(statuses).toEqual([...Array(10).fill(400), ...Array(20).fill(429)]);
@@ -116,7 +120,7 @@ describe("rate limits of IPv6 clients (10 per minute per client, IPv6 by its /64
   });
 
   it("refuses a respelt address once its bucket is spent, and counts IPv4-mapped IPv6 as the IPv4 client", async () => {
-    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip") });
+    const { request } = testApp(database.db, { now: clock.now, clientIpSource: header("cf-connecting-ip") });
     const spellings = ["2001:db8:2::1", "2001:0db8:2::1", "2001:db8:2:0:0:0:0:1", "2001:DB8:2::0001"];
     const statuses: number[] = [];
     for (let i = 0; i < 12; i += 1) statuses.push((await request("/api/v2/license", validation(spellings[i % 4]))).status);
@@ -127,7 +131,7 @@ describe("rate limits of IPv6 clients (10 per minute per client, IPv6 by its /64
   });
 
   it("limits each address on its own with a prefix length of 128", async () => {
-    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip"), ipv6PrefixLength: 128 });
+    const { request } = testApp(database.db, { now: clock.now, clientIpSource: header("cf-connecting-ip"), ipv6PrefixLength: 128 });
     const statuses: number[] = [];
     for (let i = 1; i <= 11; i += 1) statuses.push((await request("/api/v2/license", validation(`2001:db8:3:1::${i}`))).status);
     expect(statuses).toEqual(Array(11).fill(400));
@@ -155,7 +159,7 @@ describe("rate limits by the chosen client IP (10 per minute per client, a bucke
   ];
   for (const { name, client } of cases) {
     it(`${name}: forged X-Forwarded-For values open no new bucket, and another client keeps its own`, async () => {
-      const { request } = testApp(database.db, { clientIpSource: header(name) });
+      const { request } = testApp(database.db, { now: clock.now, clientIpSource: header(name) });
       const statuses: number[] = [];
       for (let i = 0; i < 11; i += 1) statuses.push((await request("/api/v2/license", validation(client("198.51.100.60")))).status);
       expect(statuses).toEqual([...Array(10).fill(400), 429]);
@@ -164,14 +168,14 @@ describe("rate limits by the chosen client IP (10 per minute per client, a bucke
   }
 
   it("x-forwarded-for (the first entry): each first entry is its own client, so only a proxy that overwrites the header may be trusted this way", async () => {
-    const { request } = testApp(database.db, { clientIpSource: header("x-forwarded-for") });
+    const { request } = testApp(database.db, { now: clock.now, clientIpSource: header("x-forwarded-for") });
     const statuses: number[] = [];
     for (let i = 0; i < 11; i += 1) statuses.push((await request("/api/v2/license", validation({ "x-forwarded-for": forgedForwardedFor() }))).status);
     expect(statuses).toEqual(Array(11).fill(400));
   });
 
   it("requests without a usable client IP share one \"unknown\" bucket per route: limited, never unlimited", async () => {
-    const { request } = testApp(database.db, { clientIpSource: header("cf-connecting-ip") });
+    const { request } = testApp(database.db, { now: clock.now, clientIpSource: header("cf-connecting-ip") });
     const unusable: Record<string, string>[] = [{}, { "cf-connecting-ip": "not-an-ip" }, { "cf-connecting-ip": "198.51.100.1, 198.51.100.2" }];
     const statuses: number[] = [];
     for (let i = 0; i < 11; i += 1) {
