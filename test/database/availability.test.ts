@@ -11,10 +11,12 @@ import { freePort } from "../support/postgres-server.ts";
 function switchable() {
   let state: "up" | "down" = "up";
   let statements = 0;
+  const waiting: (() => void)[] = [];
   const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
   const db: Database = {
     query<Row>(text: string) {
       statements += 1;
+      for (const resolve of waiting.splice(0)) resolve();
       if (state === "down") return Promise.reject(refused);
       if (text === "wrong") return Promise.reject(Object.assign(new Error("syntax error"), { code: "42601" }));
       return Promise.resolve([{ ok: 1 }] as Row[]);
@@ -22,10 +24,14 @@ function switchable() {
     script: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
-  return { db, set: (next: "up" | "down") => (state = next), statements: () => statements };
+  return {
+    db,
+    set: (next: "up" | "down") => (state = next),
+    statements: () => statements,
+    /** Resolves at the next statement it is asked (a probe, while unavailable). */
+    asked: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("the database's availability (db/availability.ts)", () => {
   it("passes a statement's own error through unchanged and stays available", async () => {
@@ -57,13 +63,15 @@ describe("the database's availability (db/availability.ts)", () => {
     const db = withAvailability(inner.db, logger.log, 10);
     inner.set("down");
     await expect(db.query("select 1")).rejects.toBeInstanceOf(DatabaseUnavailable);
-    await sleep(50);
+    await inner.asked();
+    // A probe found it down; the next one finds it up.
     inner.set("up");
-    await sleep(50);
+    await expect.poll(() => logger.lines.length).toBe(2);
     expect(await db.query("select 1")).toEqual([{ ok: 1 }]);
     const events = logger.lines.map((line) => JSON.parse(line));
     expect(events.map((event) => event.event)).toEqual(["database_unavailable", "database_available"]);
-    expect(events[1].downForMs).toBeGreaterThanOrEqual(40);
+    // Two probes apart (a timer may fire a fraction of a millisecond early).
+    expect(events[1].downForMs).toBeGreaterThanOrEqual(10);
     await db.close();
   });
 });

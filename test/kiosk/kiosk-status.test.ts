@@ -247,17 +247,24 @@ describe("writing sightings: coalesced per instance, off the request path", () =
 
   it("a write scheduled while one runs hands keepAlive its own promise, settled once that write is done", async () => {
     const { db, writes } = watched(database.db);
+    // Each write starts, then waits until the test lets it finish.
+    let started!: () => void;
+    const writing = new Promise<void>((resolve) => (started = resolve));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
     const slow: Database = { ...db, query: async (text, params, options) => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      started();
+      await finished;
       return db.query(text, params, options);
     } };
     const kept: Promise<unknown>[] = [];
     const sightings = writer(slow, { flushEveryMs: 20, keepAlive: (work) => kept.push(work) });
     sightings.saw(KEY.demoWeekly, "198.51.100.32");
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await writing;
     // The first write is under way: this sighting schedules the next.
     sightings.saw(KEY.legacy, "198.51.100.33");
     expect(kept).toHaveLength(2);
+    finish();
     await kept[0];
     expect(writes).toEqual([[KEY.demoWeekly]]);
     await kept[1];
