@@ -8,7 +8,7 @@ import type { Database } from "../../functions/app/db/database.ts";
 import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { memoryLogger, testApp, unlimitedLimiter } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startGotrueStub } from "../support/gotrue-stub.ts";
 import { freePort } from "../support/postgres-server.ts";
 import { memoryMailer } from "../support/mailer.ts";
@@ -17,20 +17,18 @@ import { startServer } from "../support/server.ts";
 
 const SERVICE_ROLE_KEY = "service-role-key-for-tests-0123456789";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 let gotrue: Awaited<ReturnType<typeof startGotrueStub>>;
 let authUsers: AuthUsers;
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
   gotrue = await startGotrueStub(SERVICE_ROLE_KEY);
   authUsers = supabaseAuthUsers({ url: gotrue.url, serviceRoleKey: SERVICE_ROLE_KEY });
 });
 afterAll(async () => {
   await gotrue.stop();
-  await database.drop();
 });
 beforeEach(() => {
   gotrue.calls.length = 0;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { FULL_KEY_IN_TEXT } from "../support/onboarding.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 
@@ -65,16 +65,14 @@ function pathFor(template: string): fc.Arbitrary<string> {
 }
 
 describe("every route under generated bad input", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     server = await startServer({ DATABASE_URL: database.url, TRUST_PROXY: "true", SIGNING_SECRET: "bad-input-secret" });
   });
   afterAll(async () => {
     await server?.stop();
-    await database?.drop();
   });
 
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;

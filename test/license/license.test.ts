@@ -1,22 +1,20 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { LicenseResponse } from "../../functions/app/license/schemas.ts";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { aloneAndTogether } from "../support/simultaneous.ts";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 let request: ReturnType<typeof testApp>["request"];
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
   ({ request } = testApp(db));
 });
-afterAll(() => database.drop());
 
 const json = { "content-type": "application/json" };
 

@@ -6,7 +6,7 @@ import { RULES } from "../../functions/app/rate-limit/rules.ts";
 import { ipv6, venueAllowances, type VenueAllowances } from "../../functions/app/rate-limit/venues.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { utcDayStart } from "../support/clock.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
 
 // Venue addresses (issue 32): many kiosks behind one address get kiosks x the spec's per-address
@@ -21,7 +21,7 @@ const seen = { demo: "203.0.113.7", other: "198.51.100.9" } as const;
 type Who = keyof typeof users | "staff";
 const rollback = new Error("rollback");
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let sql: postgres.Sql;
 
 /** As the Data API runs a holder's request (role authenticated, JWT claims), or as staff in the dashboard (postgres); rolled back unless `commit`. */
@@ -46,7 +46,6 @@ const register = (who: Who, accountId: string, network: string, kiosks: number, 
   as(who, (tx) => tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, $3) returning id, network::text, kiosks", [accountId, network, kiosks]), options);
 
 beforeAll(async () => {
-  database = await freshDatabase();
   sql = postgres(database.url, { max: 1, onnotice: () => {} });
   await sql`update public.accounts set auth_user_id = ${users.demo} where id = ${account.demo}`;
   await sql`update public.accounts set auth_user_id = ${users.other} where id = ${account.other}`;
@@ -54,7 +53,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sql?.end();
-  await database?.drop();
 });
 
 describe("venue addresses: account holders register their own through the Data API", () => {
