@@ -5,7 +5,7 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader } from "../http/age-header.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
-import { ttlCache } from "../kiosk-read/ttl-cache.ts";
+import { ttlCache } from "../read-path/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
 

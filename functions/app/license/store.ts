@@ -1,4 +1,4 @@
-import { rowsByRead } from "../kiosk-read/batch-while-busy.ts";
+import { rowsByRead } from "../read-path/batch-while-busy.ts";
 import type { Database, QueryOptions } from "../db/database.ts";
 
 /** cadence.validate_license's answer: the first failure in spec order, or a valid key's details. */

@@ -1,6 +1,6 @@
 import { Email } from "../email.ts";
 import { Failure, type FailureCode } from "../errors.ts";
-import type { Known } from "../kiosk-read/last-known-good.ts";
+import type { Known } from "../read-path/last-known-good.ts";
 import { LicenseKey } from "../license-key.ts";
 import { type LicenseResponse, SystemName, type SystemNameStatus } from "./schemas.ts";
 import * as store from "./store.ts";
