@@ -31,7 +31,7 @@ let counter = 0;
 /** An e-mail no other test uses, so accounts and per-e-mail limits never interfere. */
 const newEmail = (prefix = "retry") => `${prefix}${++counter}@example.com`;
 
-/** A signed request under the spec's scheme with an Idempotency-Key: each call a new nonce, as a platform's retry. */
+/** A signed request under the contract's scheme with an Idempotency-Key: each call a new nonce, as a platform's retry. */
 const keyed = async (body: unknown, idempotencyKey: string) =>
   request(ONBOARDING_PATH, await signedInit(body, { nowMs: clock.now(), idempotencyKey }));
 

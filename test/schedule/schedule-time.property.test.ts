@@ -30,7 +30,7 @@ const TIME_FIELDS = ["startTime", "startMinutes", "endTime", "endMinutes", "over
 const hhmm = (minutes: number) =>
   `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 
-/** What the spec says a block from `start` to `end` (minutes from midnight) reads as. */
+/** What the contract says a block from `start` to `end` (minutes from midnight) reads as. */
 function expected({ start, end }: Pair) {
   let durationMinutes = 1;
   while ((start + durationMinutes) % MINUTES_PER_DAY !== end % MINUTES_PER_DAY) durationMinutes += 1;

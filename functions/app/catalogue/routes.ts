@@ -9,7 +9,7 @@ import { ttlCache } from "../read-path/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
 
-/** Each read's paths (the spec's aliases serve the same payload), by the operationId generators name them with. */
+/** Each read's paths (the contract's aliases serve the same payload), by the operationId generators name them with. */
 const reads: Array<{ paths: Record<string, string>; read: CatalogueRead; schema: z.ZodType; summary: string }> = [
   {
     paths: { "/api/v2/categories": "listCategories", "/api/v2/proclamation-categories": "listProclamationCategories" },

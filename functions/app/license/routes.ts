@@ -105,7 +105,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
     }),
     async (c) => {
       const body = await readJsonObject(c.req.raw).catch((error: unknown) => {
-        // The spec gives this route one 400: a missing or non-JSON content type, an empty body and
+        // The contract gives this route one 400: a missing or non-JSON content type, an empty body and
         // malformed JSON are all a name that was not given as it must be.
         if (error instanceof Failure && bodyFailuresAsInvalidName.has(error.code)) throw new Failure("invalid_name");
         throw error;

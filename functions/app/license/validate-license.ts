@@ -18,7 +18,7 @@ function requiredString(value: unknown): string | null {
 }
 
 /**
- * Spec 4.3 on the fields of a JSON object body. When several checks fail, the first in the spec's
+ * The contract's license validation on the fields of a JSON object body. When several checks fail, the first in the contract's
  * own list wins: `license_key is required`, `email_address is required`, `license key not found`,
  * `license key is not active`, `user does not exist`, `key does not belong to specified user`.
  * A blank field counts as missing. A key not of the license-key shape is `not found` without asking

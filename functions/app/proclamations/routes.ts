@@ -65,7 +65,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       responses: {
         200: withAge(jsonContent(z.array(Proclamation), "Proclamations with canonical frequency ids")),
         400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),
-        // Not the spec's: more than 10 failed pairings a minute from one client (rate-limit/failed-pairings.ts).
+        // Not the contract's: more than 10 failed pairings a minute from one client (rate-limit/failed-pairings.ts).
         429: rateLimited,
         503: databaseUnavailable(
           "the database is unavailable and this instance has no last known answer: it never read the whole list, or never read this key and e-mail's entitlement",
