@@ -106,7 +106,7 @@ $$;
 -- Name: FUNCTION canonical_json(p_value jsonb); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.canonical_json(p_value jsonb) IS 'JSON with every object''s keys sorted and no whitespace: one spelling for equal content (canonicalJson in schedule-version.ts).';
+COMMENT ON FUNCTION cadence.canonical_json(p_value jsonb) IS 'JSON with every object''s keys sorted and no whitespace: one spelling for equal content, the text cadence.schedule_version hashes.';
 
 
 --
@@ -1113,10 +1113,7 @@ CREATE FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return query
-    select p.n, p.outcome, s.version, case when s.version is distinct from p_fingerprints[p.n] then s.payload end
-      from cadence.license_pairings(p_keys, p_emails) as p
-      left join cadence.served_schedules(p_keys) as s on p.outcome = 'paired' and s.n = p.n;
+  return query select s.n, s.outcome, s.version, s.payload from cadence.legacy_schedules_unless_held(p_keys, p_emails, p_fingerprints) as s;
 end
 $$;
 
@@ -1125,7 +1122,32 @@ $$;
 -- Name: FUNCTION legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) IS 'For each key and e-mail (position n), the pairing outcome and, when paired, the version of the schedule the key reads, with the payload only when it differs from the version at the same position.';
+COMMENT ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_emails text[], p_fingerprints text[]) IS 'Former name of cadence.legacy_schedules_unless_held, for API instances deployed before it (their `fingerprint` is the version); dropped once none runs.';
+
+
+--
+-- Name: legacy_schedules_unless_held(text[], text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.legacy_schedules_unless_held(p_keys text[], p_emails text[], p_versions text[]) RETURNS TABLE(n bigint, outcome text, version text, payload json)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select p.n, p.outcome, s.version, case when s.version is distinct from p_versions[p.n] then s.payload end
+      from cadence.license_pairings(p_keys, p_emails) as p
+      left join cadence.served_schedules(p_keys) as s on p.outcome = 'paired' and s.n = p.n;
+end
+$$;
+
+
+--
+-- Name: FUNCTION legacy_schedules_unless_held(p_keys text[], p_emails text[], p_versions text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.legacy_schedules_unless_held(p_keys text[], p_emails text[], p_versions text[]) IS 'For each key and e-mail (position n), the pairing outcome and, when paired, the version of the schedule the key reads, with the payload only when it differs from the version the caller holds at the same position.';
 
 
 --
@@ -1296,9 +1318,7 @@ CREATE FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprin
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 begin
-  return query
-    select s.n, s.version, case when s.version is distinct from p_fingerprints[s.n] then s.payload end
-      from cadence.served_schedules(p_keys) as s;
+  return query select s.n, s.version, s.payload from cadence.license_schedules_unless_held(p_keys, p_fingerprints) as s;
 end
 $$;
 
@@ -1307,7 +1327,31 @@ $$;
 -- Name: FUNCTION license_schedules_if_changed(p_keys text[], p_fingerprints text[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) IS 'For each known key (position n), the version of the schedule it reads, with the payload only when it differs from the version at the same position; no row for an unknown key.';
+COMMENT ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) IS 'Former name of cadence.license_schedules_unless_held, for API instances deployed before it (their `fingerprint` is the version); dropped once none runs.';
+
+
+--
+-- Name: license_schedules_unless_held(text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.license_schedules_unless_held(p_keys text[], p_versions text[]) RETURNS TABLE(n bigint, version text, payload json)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+begin
+  return query
+    select s.n, s.version, case when s.version is distinct from p_versions[s.n] then s.payload end
+      from cadence.served_schedules(p_keys) as s;
+end
+$$;
+
+
+--
+-- Name: FUNCTION license_schedules_unless_held(p_keys text[], p_versions text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.license_schedules_unless_held(p_keys text[], p_versions text[]) IS 'For each known key (position n), the version of the schedule it reads, with the payload only when it differs from the version the caller holds at the same position; no row for an unknown key.';
 
 
 --
@@ -2041,7 +2085,7 @@ $$;
 -- Name: FUNCTION schedule_version(p_payload json); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.schedule_version(p_payload json) IS 'The schedule version of a payload, as the API computes it for the ETag: hex SHA-256 of the canonical JSON of type, daily and weekly.';
+COMMENT ON FUNCTION cadence.schedule_version(p_payload json) IS 'The schedule version of a payload: hex SHA-256 of the canonical JSON of type, daily and weekly. Computed here, once, when a payload is stored (public.schedule_payloads.version); the API serves it as the ETag as it is.';
 
 
 --
@@ -4343,6 +4387,14 @@ GRANT ALL ON FUNCTION cadence.legacy_schedules_if_changed(p_keys text[], p_email
 
 
 --
+-- Name: FUNCTION legacy_schedules_unless_held(p_keys text[], p_emails text[], p_versions text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.legacy_schedules_unless_held(p_keys text[], p_emails text[], p_versions text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.legacy_schedules_unless_held(p_keys text[], p_emails text[], p_versions text[]) TO service_role;
+
+
+--
 -- Name: FUNCTION license_key_owner(p_key text); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -4400,6 +4452,14 @@ GRANT ALL ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) T
 
 REVOKE ALL ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) TO service_role;
+
+
+--
+-- Name: FUNCTION license_schedules_unless_held(p_keys text[], p_versions text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.license_schedules_unless_held(p_keys text[], p_versions text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_schedules_unless_held(p_keys text[], p_versions text[]) TO service_role;
 
 
 --

@@ -1,7 +1,9 @@
 import * as z from "zod";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
 import { ClientIpHeader, DEFAULT_IPV6_PREFIX } from "./http/client-ip.ts";
-import { SIGHTINGS_FLUSH_MS } from "./kiosk/sightings.ts";
+
+/** How often an instance writes the kiosk sightings it holds (kiosk/sightings.ts): one statement at most this often. */
+export const SIGHTINGS_FLUSH_MS = 5_000;
 
 const flag = z
   .enum(["true", "false", "1", "0"], { message: "must be true or false" })

@@ -18,7 +18,7 @@ export interface Deps {
   limiter: RateLimiter;
   /**
    * The registered venue addresses (public.venue_addresses), read in the background: a kiosk route
-   * allows one its kiosks times the spec's limit. Absent: every address has the spec's limits.
+   * allows one its kiosks times the contract's limit. Absent: every address has the contract's limits.
    */
   venues?: VenueAllowances;
   log: Logger;

@@ -1,5 +1,5 @@
 /**
- * Every failure the API answers with, by stable code: status and body, exactly as the spec words them.
+ * Every failure the API answers with, by stable code: status and body, exactly as the contract words them.
  * Use cases throw `new Failure(code)`; `failureResponse` is the one place that turns a code into HTTP.
  */
 export const failures = {
@@ -36,7 +36,7 @@ export const failures = {
   name_invalid: [400, { message: "name must be a string of at most 120 characters" }],
   invalid_signature: [401, { error: "invalid signature" }],
   account_not_created: [500, { message: "the account could not be created" }],
-  // Safe retries of onboarding (Idempotency-Key, or Standard Webhooks' webhook-id): not in the spec,
+  // Safe retries of onboarding (Idempotency-Key, or Standard Webhooks' webhook-id): not in the contract,
   // which names no id; only a request that carries one can meet them.
   idempotency_key_invalid: [400, { message: "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces" }],
   idempotency_key_in_progress: [409, { message: "a request with this idempotency key is still in progress; retry shortly" }],

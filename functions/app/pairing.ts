@@ -2,12 +2,12 @@ import { Failure } from "./errors.ts";
 
 /**
  * How `cadence.license_pairing` pairs a license key with an e-mail; every endpoint that checks a key
- * against an e-mail maps these to its own spec messages.
+ * against an e-mail maps these to its own messages of the contract.
  */
 export type PairingOutcome = "key_not_found" | "user_not_found" | "not_owner" | "paired";
 
 /**
- * Spec 4.2 and 4.4 on a pairing outcome (undefined: no answer): another user's key is
+ * The contract's proclamation and legacy schedule reads on a pairing outcome (undefined: no answer): another user's key is
  * `key_not_yours`, any other outcome but `paired` is `not_authorized`.
  */
 export function requirePaired(outcome: PairingOutcome | undefined): void {

@@ -31,7 +31,7 @@ export interface CheckOptions {
 /** How long a check waits for an answer before it fails. */
 const ANSWER_WITHIN_MS = 10_000;
 
-/** The spec's paths (section 4), each of which the OpenAPI document must declare. */
+/** The contract's paths, each of which the OpenAPI document must declare. */
 const SPEC_PATHS = [
   "/api/v2/categories",
   "/api/v2/proclamation-categories",
@@ -99,7 +99,7 @@ async function read<Schema extends z.ZodType>(baseUrl: string, path: string, sch
   return parseWith(answer, schema);
 }
 
-/** A failure answer whose body is exactly what `code` answers (errors.ts, the spec's texts). */
+/** A failure answer whose body is exactly what `code` answers (errors.ts, the contract's texts). */
 function expectFailure(answer: Answer, code: FailureCode): string {
   const [status, body] = failures[code];
   expectStatus(answer, status);
@@ -116,10 +116,10 @@ function expectListed(header: string, value: string | null, wanted: string[]): v
   if (missing.length > 0) throw new CheckFailed(`${header} lacks ${missing.join(", ")} (got ${JSON.stringify(value)})`);
 }
 
-/** A key of the spec's shape that no one holds: drawn at random for each run, 36^16 to one. */
+/** A key of the contract's shape that no one holds: drawn at random for each run, 36^16 to one. */
 const absentKey = () => generateLicenseKey();
 
-/** An alias path (spec 4.1) answers the same payload as the path it stands for: an array of `item`. */
+/** An alias path answers the same payload as the path it stands for: an array of `item`. */
 function aliasCheck(baseUrl: string, path: string, alias: string, schema: z.ZodType, what: string): Check {
   return {
     name: `GET ${alias} (alias of ${path})`,
@@ -303,7 +303,7 @@ function onboardingCheck(baseUrl: string, { secret, email }: { secret: string; e
 
 /**
  * Every check the options ask for, in the order they run: the catalogue, the proclamation list and
- * the OpenAPI document, the spec's failures, methods and CORS; then the limit probe and the signed
+ * the OpenAPI document, the contract's failures, methods and CORS; then the limit probe and the signed
  * onboarding when asked.
  *
  * @example

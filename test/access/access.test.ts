@@ -1,13 +1,8 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { describe, expect, it } from "vitest";
+import { scopedDatabase } from "../support/database.ts";
 
-let database: TestDatabase;
-
-beforeAll(async () => {
-  database = await freshDatabase();
-});
-afterAll(() => database.drop());
+const database = scopedDatabase();
 
 const rollback = new Error("rollback");
 const apiRoles = ["anon", "authenticated"] as const;

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testApp } from "../support/app.ts";
-import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 
 // Row-level security as Supabase's Data API meets it: each request is a transaction that runs as
 // `authenticated` (or `anon`) with the caller's JWT claims in `request.jwt.claims`. The demo data
@@ -78,12 +78,11 @@ async function rows(tx: Tx, text: string, params: postgres.ParameterOrJSON<never
 const permissionDenied = { code: "42501", message: expect.stringMatching(/^permission denied for (table|view|column)/) };
 const violatesPolicy = (table: string) => ({ code: "42501", message: `new row violates row-level security policy for table "${table}"` });
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let sql: postgres.Sql;
 const read = (who: Who, text: string, params: postgres.ParameterOrJSON<never>[] = []) => as(sql, who, (tx) => rows(tx, text, params));
 
 beforeAll(async () => {
-  database = await freshDatabase();
   await linkAuthUsers(database.url);
   // The seed stores no palette: one stored row, so there is something to read.
   await database.db.query("insert into public.color_palettes (canonical_frequency_id, colors) values (5, array['#FFFFFF', '#000000'])");
@@ -91,7 +90,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sql?.end();
-  await database?.drop();
 });
 
 describe("accounts", () => {

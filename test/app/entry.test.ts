@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startServer, startV8Flags, type RunningServer } from "../support/server.ts";
 
 const catalogue = [
@@ -24,13 +24,12 @@ async function bodies(server: RunningServer) {
 }
 
 describe("the entry (functions/api/index.ts under Deno)", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let onPostgres: RunningServer;
   let dataDir: string;
   let onPglite: RunningServer;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     dataDir = mkdtempSync(join(tmpdir(), "cadence-data-"));
     [onPostgres, onPglite] = await Promise.all([
       startServer({ DATABASE_URL: database.url }),
@@ -39,7 +38,6 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
   });
   afterAll(async () => {
     await Promise.all([onPostgres?.stop(), onPglite?.stop()]);
-    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

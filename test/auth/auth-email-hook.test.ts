@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sendEmailHook } from "../../functions/app/auth-hook/send-email-hook.ts";
 import { parseConfig } from "../../functions/app/config.ts";
 import type { Database } from "../../functions/app/db/database.ts";
@@ -9,13 +9,13 @@ import { memoryLogger } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { childEnv } from "../support/child-env.ts";
 import { HOOK_SECRET, hookPayload, OTHER_SECRET, signedHookInit, SITE_URL } from "../support/auth-hook.ts";
-import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startServer } from "../support/server.ts";
 import { memoryMailer } from "../support/mailer.ts";
 
 const HOOK_URL = "http://localhost/functions/v1/auth-email-hook";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 const clock = testClock();
 let mail = memoryMailer();
@@ -23,10 +23,8 @@ let logger = memoryLogger();
 let handle: (request: Request) => Promise<Response>;
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
 });
-afterAll(() => database.drop());
 beforeEach(() => {
   mail = memoryMailer();
   logger = memoryLogger();

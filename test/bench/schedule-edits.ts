@@ -145,7 +145,7 @@ async function measureSize(keys: number, log: (line: string) => void): Promise<E
     await client.query(`update public.schedule_blocks set end_time = end_time + interval '1 minute' where id = '${BLOCK}'`);
     const polls: number[] = [];
     for (let i = 0; i < REPEATS; i++) {
-      polls.push(await timed(() => other.query("select * from cadence.license_schedules_if_changed(array[$1], array[null])", [editKey(keys - 1)])));
+      polls.push(await timed(() => other.query("select * from cadence.license_schedules_unless_held(array[$1], array[null])", [editKey(keys - 1)])));
     }
     const pollDuringEditMs = median(polls);
     await client.query("rollback");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Category, ColorPalette, Frequency, Group } from "../../functions/app/catalogue/schemas.ts";
 import { testApp } from "../support/app.ts";
-import { freshDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { suiteApp } from "../support/suite.ts";
 
 const suite = suiteApp();
@@ -57,17 +57,13 @@ describe("GET /api/v2/color-palettes", () => {
     for (const palette of palettes) expect(palette.colors).toHaveLength(7);
   });
 
+  const stored = scopedDatabase();
   it("serves a stored palette row in place of the built-in one", async () => {
-    const stored = await freshDatabase();
-    try {
-      await stored.db.query("insert into public.color_palettes (canonical_frequency_id, colors) values (3, $1)", [["#000000", "#FFFFFF"]]);
-      const palettes = z.array(ColorPalette).parse(await (await testApp(stored.db).request("/api/v2/color-palettes")).json());
-      expect(palettes).toHaveLength(9);
-      expect(palettes[2]).toEqual({ solfeggioFrequencyId: 3, colors: ["#000000", "#FFFFFF"] });
-      expect(palettes[1].colors).toHaveLength(7);
-    } finally {
-      await stored.drop();
-    }
+    await stored.db.query("insert into public.color_palettes (canonical_frequency_id, colors) values (3, $1)", [["#000000", "#FFFFFF"]]);
+    const palettes = z.array(ColorPalette).parse(await (await testApp(stored.db).request("/api/v2/color-palettes")).json());
+    expect(palettes).toHaveLength(9);
+    expect(palettes[2]).toEqual({ solfeggioFrequencyId: 3, colors: ["#000000", "#FFFFFF"] });
+    expect(palettes[1].colors).toHaveLength(7);
   });
 });
 

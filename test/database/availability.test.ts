@@ -11,10 +11,12 @@ import { freePort } from "../support/postgres-server.ts";
 function switchable() {
   let state: "up" | "down" = "up";
   let statements = 0;
+  const waiting: (() => void)[] = [];
   const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
   const db: Database = {
     query<Row>(text: string) {
       statements += 1;
+      for (const resolve of waiting.splice(0)) resolve();
       if (state === "down") return Promise.reject(refused);
       if (text === "wrong") return Promise.reject(Object.assign(new Error("syntax error"), { code: "42601" }));
       return Promise.resolve([{ ok: 1 }] as Row[]);
@@ -22,10 +24,14 @@ function switchable() {
     script: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
-  return { db, set: (next: "up" | "down") => (state = next), statements: () => statements };
+  return {
+    db,
+    set: (next: "up" | "down") => (state = next),
+    statements: () => statements,
+    /** Resolves at the next statement it is asked (a probe, while unavailable). */
+    asked: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("the database's availability (db/availability.ts)", () => {
   it("passes a statement's own error through unchanged and stays available", async () => {
@@ -57,13 +63,15 @@ describe("the database's availability (db/availability.ts)", () => {
     const db = withAvailability(inner.db, logger.log, 10);
     inner.set("down");
     await expect(db.query("select 1")).rejects.toBeInstanceOf(DatabaseUnavailable);
-    await sleep(50);
+    await inner.asked();
+    // A probe found it down; the next one finds it up.
     inner.set("up");
-    await sleep(50);
+    await expect.poll(() => logger.lines.length).toBe(2);
     expect(await db.query("select 1")).toEqual([{ ok: 1 }]);
     const events = logger.lines.map((line) => JSON.parse(line));
     expect(events.map((event) => event.event)).toEqual(["database_unavailable", "database_available"]);
-    expect(events[1].downForMs).toBeGreaterThanOrEqual(40);
+    // Two probes apart (a timer may fire a fraction of a millisecond early).
+    expect(events[1].downForMs).toBeGreaterThanOrEqual(10);
     await db.close();
   });
 });
@@ -89,14 +97,18 @@ describe("the Postgres pool's deadline (db/postgres.ts)", () => {
   const database = scopedDatabase();
 
   it("cancels a statement past the deadline on the server, and the pool answers the next one", async () => {
+    const busy = "select count(*) from generate_series(1, 100000000000)";
     const db = openPostgres(database.url, { max: 1, deadlineMs: 300 });
     try {
       // Our deadline or the server's statement_timeout, whichever fires first: both say "unavailable".
-      await expect(db.query("select pg_sleep(5)")).rejects.toSatisfy(isUnavailable);
+      // A statement busy working, not pg_sleep: under libfaketime with the clock moved ahead, a
+      // timer that interrupts a backend's wait reads the real time, finds the (moved) deadline not
+      // yet reached and is set again, so a sleeping statement is never cancelled there.
+      await expect(db.query(busy)).rejects.toSatisfy(isUnavailable);
       expect(await db.query("select 1 as one")).toEqual([{ one: 1 }]);
       // The cancelled statement is gone from the server, not left running.
       await expect.poll(
-        async () => (await database.db.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(5)' and state = 'active'"))[0].n,
+        async () => (await database.db.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where query = $1 and state = 'active'", [busy]))[0].n,
         { timeout: 3_000 },
       ).toBe(0);
     } finally {

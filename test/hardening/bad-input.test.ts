@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { FULL_KEY_IN_TEXT } from "../support/onboarding.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 
-/** Statuses the spec names (plus 204 for CORS preflight, 405 and 408 where it is silent). */
+/** Statuses the contract names (plus 204 for CORS preflight, 405 and 408 where it is silent). */
 const SPECD = new Set([200, 204, 304, 400, 401, 404, 405, 408, 409, 413, 429]);
 /** Requests per run: 10,000 in `npm test`, 100,000 in `npm run test:soak`. */
 const REQUESTS = process.env.SOAK ? 100_000 : 10_000;
@@ -65,16 +65,14 @@ function pathFor(template: string): fc.Arbitrary<string> {
 }
 
 describe("every route under generated bad input", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     server = await startServer({ DATABASE_URL: database.url, TRUST_PROXY: "true", SIGNING_SECRET: "bad-input-secret" });
   });
   afterAll(async () => {
     await server?.stop();
-    await database?.drop();
   });
 
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
@@ -129,7 +127,7 @@ describe("every route under generated bad input", () => {
       const where = `${method} ${path.slice(0, 120)} -> ${response.status} ${text.slice(0, 200)}`;
       if (!SPECD.has(response.status)) return failures.push(where);
       if (response.status === 204 || response.status === 304 || method === "HEAD") return;
-      // Spec 7: every answer but 304 is application/json.
+      // The contract: every answer but 304 is application/json.
       if (!/^application\/json\b/.test(response.headers.get("content-type") ?? "")) return failures.push(`not application/json: ${where}`);
       let parsed: unknown;
       try {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 
 /** Low enough that a test can hold more connections than the limit, high enough for the server itself. */
@@ -51,18 +51,16 @@ const alive = (pid: number) => {
 };
 
 describe("npm start under a connection flood", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer;
   const sockets: Watched[] = [];
 
   beforeAll(async () => {
-    database = await freshDatabase();
     server = await startServer({ DATABASE_URL: database.url }, undefined, { startScript: true, ulimit: { soft: LIMIT } });
   });
   afterAll(async () => {
     for (const watched of sockets) watched.socket.destroy();
     await server?.stop();
-    await database?.drop();
   });
 
   it(`holds ${FLOOD} idle connections under ulimit -n ${LIMIT}: refuses those past its cap, answers a kept-alive client throughout, closes the idle ones, then answers everyone`, async () => {
@@ -161,18 +159,16 @@ describe("npm start under a connection flood", () => {
 });
 
 describe("npm start's descriptor limit", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer;
   // Whatever this machine allows, at most 4096: the start script must raise its soft limit to it.
   const hard = Math.min(4096, Number(execFileSync("sh", ["-c", "ulimit -Hn"], { encoding: "utf8" }).trim()) || 4096);
 
   beforeAll(async () => {
-    database = await freshDatabase();
     server = await startServer({ DATABASE_URL: database.url }, undefined, { startScript: true, ulimit: { soft: 128, hard } });
   });
   afterAll(async () => {
     await server?.stop();
-    await database?.drop();
   });
 
   it("raises the soft limit to the hard one and logs the figure it got and the cap it follows from", () => {

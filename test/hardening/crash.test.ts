@@ -1,25 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FULL_KEY_IN_TEXT, ONBOARDING_PATH, SECRET, signedInit, standardInit, WEBHOOK_SECRET } from "../support/onboarding.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startResendStub } from "../support/resend-stub.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 
 const BURST = 40;
 
 describe("POST /api/v2/automations/create/account when the server is killed mid-burst", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let resend: Awaited<ReturnType<typeof startResendStub>>;
   let server: RunningServer | undefined;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     // Slow deliveries, so the kill catches e-mails in flight as well as onboardings.
     resend = await startResendStub({ delayMs: 150 });
   });
   afterAll(async () => {
     await server?.stop();
     await resend?.stop();
-    await database?.drop();
   });
 
   const env = () => ({
@@ -104,15 +102,13 @@ describe("POST /api/v2/automations/create/account when the server is killed mid-
 });
 
 describe("POST /api/v2/automations/create/account with an id, when the server is killed between the key and the answer", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer | undefined;
   afterAll(async () => {
     await server?.stop();
-    await database?.drop();
   });
 
   it("answers the retry after a restart with the first answer: one account, one key, one e-mail", async () => {
-    database = await freshDatabase();
     // The answer goes out after the e-mail's first send: a mail API that holds the send keeps the
     // request between its commit and its answer, where the kill lands.
     let arrived: () => void = () => {};

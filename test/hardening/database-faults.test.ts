@@ -124,7 +124,7 @@ for (const { name, pooled } of paths) {
     /**
      * While the database is unavailable: every kiosk read answers (never hangs) with its last
      * known good answer and an `Age`; the license schedule keeps its ETag and its 304; what was
-     * never read, and every write, is a 503 with Retry-After; onboarding is the spec's 500.
+     * never read, and every write, is a 503 with Retry-After; onboarding is the contract's 500.
      */
     async function expectAnsweredWithoutTheDatabase(): Promise<Answer[]> {
       const answers: Answer[] = [];

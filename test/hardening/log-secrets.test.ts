@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { DEMO_EMAILS, DEMO_KEYS, leaksIn } from "../support/log-leaks.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
@@ -48,17 +48,15 @@ async function everyRoute(url: string, round: number): Promise<number[]> {
 }
 
 describe("what the server prints", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer;
   const env = () => ({ DATABASE_URL: database.url, TRUST_PROXY: "true", SIGNING_SECRET: SECRET, MAILER: "resend", RESEND_API_KEY: "re_log_secret", RESEND_API_URL: "http://127.0.0.1:9/emails" });
 
   beforeAll(async () => {
-    database = await freshDatabase();
     server = await startServer(env());
   });
   afterAll(async () => {
     await server?.stop().catch(() => {});
-    await database?.drop();
   });
 
   it("holds no demo key, demo e-mail or secret, over every route, its failures and its unexpected errors", async () => {

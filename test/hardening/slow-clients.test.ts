@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_DEADLINE_MS } from "../../functions/app/http/body.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 
 /**
@@ -43,16 +43,14 @@ function rawRequest(url: string, head: string, send: (write: (chunk: string) => 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("POST /api/v2/license and POST /api/v2/automations/create/account against slow and oversized clients", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     server = await startServer({ DATABASE_URL: database.url, TRUST_PROXY: "true", SIGNING_SECRET: "slow-secret" });
   });
   afterAll(async () => {
     await server?.stop();
-    await database?.drop();
   });
 
   for (const path of ["/api/v2/license", "/api/v2/automations/create/account"]) {

@@ -4,7 +4,7 @@ import { withAvailability } from "../../functions/app/db/availability.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { READS_KEPT_CONNECTIONS, writeLane, writesOf } from "../../functions/app/db/write-lane.ts";
 import { memoryLogger, testApp, unlimitedLimiter } from "../support/app.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 
 /** Concurrent writes: 2,000 as the issue measured them; fewer with BURST=n. */
 const BURST = Number(process.env.BURST ?? 2_000);
@@ -17,11 +17,10 @@ const POOL = { max: 1 + READS_KEPT_CONNECTIONS, deadlineMs: 1_000 };
 const WRITE_SLOTS = POOL.max - READS_KEPT_CONNECTIONS;
 
 describe("PUT /api/v2/licenses/{licenseKey}/system-name under a burst of writes", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let db: Database;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     // One account per key, so no write waits on another's account lock: only the pool is scarce.
     await database.db.query(`
       with accounts as (
@@ -33,7 +32,6 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name under a burst of writes"
   });
   afterAll(async () => {
     await db?.close();
-    await database?.drop();
   });
 
   it("sheds what finds the pool full past the deadline with 503 and Retry-After, commits the rest, and never declares the database unavailable", async () => {

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { alertOfflineKiosks } from "../../functions/app/kiosk/offline-alerts.ts";
@@ -8,7 +8,7 @@ import { kioskAlertEmail } from "../../functions/app/mail/kiosk-alert-email.ts";
 import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { memoryLogger } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 
 // The offline alerts on a test clock that starts at the real time: every sighting and every pass
@@ -19,7 +19,7 @@ import { memoryMailer } from "../support/mailer.ts";
 const MINUTE = 60_000;
 const HEARTBEAT = "BEAT-0000-0000-0001";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 const clock = testClock();
 const mail = memoryMailer();
@@ -76,14 +76,12 @@ async function minutes(count: number, alive: string[] = []) {
 }
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
   await db.query("insert into public.license_keys (key, email) values ($1, 'heartbeat@example.com')", [HEARTBEAT]);
   await seen([HEARTBEAT]);
   // The first run starts the watch.
   await runScheduledPass(ports());
 });
-afterAll(() => database.drop());
 
 describe("offline alerts: a kiosk that should be playing and goes dark, and comes back", () => {
   it("unseen for the account's threshold: its holder gets one e-mail, in the run that finds it, and only one", async () => {

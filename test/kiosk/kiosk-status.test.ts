@@ -5,7 +5,7 @@ import { DatabaseUnavailable } from "../../functions/app/db/unavailable.ts";
 import { kioskSightings, type SightingsWriter } from "../../functions/app/kiosk/sightings.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startServer } from "../support/server.ts";
 
 // The demo data: demo@example.com owns keys 1-3 (1 and 3 read its daily schedule, 2 its own weekly
@@ -69,20 +69,18 @@ async function statusOf(db: Database, key: string): Promise<StatusRow> {
 const etagOf = (response: Response) => response.headers.get("etag")!.replaceAll('"', "");
 
 describe("kiosk sightings: every call a kiosk makes with its key records when, from where, and the version it holds", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   const clock = testClock();
   let sightings: SightingsWriter;
   let request: ReturnType<typeof testApp>["request"];
 
   beforeAll(async () => {
-    database = await freshDatabase();
     // Written only when a test flushes: the timer's interval is longer than the suite.
     sightings = kioskSightings({ db: database.db, now: clock.now, log: memoryLogger().log, flushEveryMs: 3_600_000, perKeyMs: 0 });
     ({ request } = testApp(database.db, { now: clock.now, sightings }));
   });
   afterAll(async () => {
     await sightings.close();
-    await database.drop();
   });
 
   const from = (ip: string, init: RequestInit = {}) => ({ ...init, headers: { ...init.headers as Record<string, string>, "x-forwarded-for": ip } });
@@ -177,18 +175,14 @@ describe("kiosk sightings: every call a kiosk makes with its key records when, f
 });
 
 describe("writing sightings: coalesced per instance, off the request path", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   const clock = testClock();
   let open: SightingsWriter[] = [];
 
-  beforeAll(async () => {
-    database = await freshDatabase();
-  });
   afterEach(async () => {
     await Promise.all(open.map((writer) => writer.close()));
     open = [];
   });
-  afterAll(() => database.drop());
 
   function writer(db: Database, options: { flushEveryMs?: number; keepAlive?: (work: Promise<unknown>) => void } = {}) {
     const created = kioskSightings({ db, now: clock.now, log: memoryLogger().log, flushEveryMs: 3_600_000, ...options });
@@ -247,17 +241,24 @@ describe("writing sightings: coalesced per instance, off the request path", () =
 
   it("a write scheduled while one runs hands keepAlive its own promise, settled once that write is done", async () => {
     const { db, writes } = watched(database.db);
+    // Each write starts, then waits until the test lets it finish.
+    let started!: () => void;
+    const writing = new Promise<void>((resolve) => (started = resolve));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
     const slow: Database = { ...db, query: async (text, params, options) => {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      started();
+      await finished;
       return db.query(text, params, options);
     } };
     const kept: Promise<unknown>[] = [];
     const sightings = writer(slow, { flushEveryMs: 20, keepAlive: (work) => kept.push(work) });
     sightings.saw(KEY.demoWeekly, "198.51.100.32");
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await writing;
     // The first write is under way: this sighting schedules the next.
     sightings.saw(KEY.legacy, "198.51.100.33");
     expect(kept).toHaveLength(2);
+    finish();
     await kept[0];
     expect(writes).toEqual([[KEY.demoWeekly]]);
     await kept[1];
@@ -305,16 +306,14 @@ describe("writing sightings: coalesced per instance, off the request path", () =
 });
 
 describe("public.kiosk_status", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let sql: postgres.Sql;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     sql = postgres(database.url, { max: 2, onnotice: () => {} });
   });
   afterAll(async () => {
     await sql.end();
-    await database.drop();
   });
 
   /** Sightings written through a writer on a test clock set `agoMs` in the past. */

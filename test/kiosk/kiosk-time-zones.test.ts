@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 
 // Time zones and alert settings: refused when unknown, and what an account holder may change
 // through the Data API (as it runs a request: `set local role authenticated`, claims in
@@ -10,18 +10,16 @@ const users = { demo: "e0000000-0000-4000-8000-000000000001", other: "e0000000-0
 const account = { demo: "a0000000-0000-4000-8000-000000000001", other: "a0000000-0000-4000-8000-000000000002" } as const;
 const rollback = new Error("rollback");
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let sql: postgres.Sql;
 
 beforeAll(async () => {
-  database = await freshDatabase();
   sql = postgres(database.url, { max: 1, onnotice: () => {} });
   await sql`update public.accounts set auth_user_id = ${users.demo} where id = ${account.demo}`;
   await sql`update public.accounts set auth_user_id = ${users.other} where id = ${account.other}`;
 });
 afterAll(async () => {
   await sql?.end();
-  await database?.drop();
 });
 
 /** Runs `text` as account holder `who` in a transaction that is rolled back; returns its rows. */

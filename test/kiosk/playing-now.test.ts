@@ -1,24 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 
 // cadence.playing_at(keys, at) at fixed instants: every answer depends on the instant passed, never
 // on the date the suite runs. The wall-clock rule and its daylight-saving cases are stated in
 // supabase/migrations/20261125000510_what_plays_now.sql.
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 let account: string;
 let keys = 0;
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
   [{ id: account }] = await db.query<{ id: string }>(
     "insert into public.accounts (email, display_name) values ('zones@example.com', 'Zones') returning id",
   );
 });
-afterAll(() => database.drop());
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

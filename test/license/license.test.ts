@@ -1,22 +1,20 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { LicenseResponse } from "../../functions/app/license/schemas.ts";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { aloneAndTogether } from "../support/simultaneous.ts";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 let request: ReturnType<typeof testApp>["request"];
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
   ({ request } = testApp(db));
 });
-afterAll(() => database.drop());
 
 const json = { "content-type": "application/json" };
 
@@ -142,15 +140,25 @@ describe("POST /api/v2/license", () => {
         [keys[0], "update public.license_keys set active = false where key = $1"],
         [keys[1], `update public.license_keys set account_id = (select id from public.accounts where email = '${other.email}') where key = $1`],
       ]) {
-        // The staff edit holds the key's row while the validation starts, and commits after it.
+        // The staff edit holds the key's row while the validation starts, and commits once the
+        // validation waits for that row.
+        let held!: () => void;
+        const editing = new Promise<void>((resolve) => (held = resolve));
+        let commit!: () => void;
+        const committing = new Promise<void>((resolve) => (commit = resolve));
         const edited = editor.begin(async (tx) => {
           await tx.unsafe(edit, [key]);
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          held();
+          await committing;
         });
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const answer = await post({ license_key: key, email_address: email });
+        await editing;
+        const answer = post({ license_key: key, email_address: email });
+        await expect.poll(async () => (await db.query<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        ))[0].n).toBe(1);
+        commit();
         await edited;
-        expect(answer.status).toBe(400);
+        expect((await answer).status).toBe(400);
         expect((await keyRow(key)).last_validated_at).toBeNull();
       }
     } finally {

@@ -12,18 +12,16 @@ import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { memoryLogger } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { childEnv } from "../support/child-env.ts";
-import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 import { startResendStub } from "../support/resend-stub.ts";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
 });
-afterAll(() => database.drop());
 
 let counter = 0;
 const newRecipient = () => `outbox${++counter}@example.com`;

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
@@ -8,7 +8,7 @@ import { standardWebhookVerifier } from "../../functions/app/onboarding/standard
 import { claimOnboardingKey } from "../../functions/app/onboarding/store.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit, standardInit, WEBHOOK_SECRET } from "../support/onboarding.ts";
 import { startServer } from "../support/server.ts";
@@ -16,24 +16,22 @@ import { startServer } from "../support/server.ts";
 const INVALID = '{"error":"invalid signature"}';
 const DAY_MS = 24 * 60 * 60_000;
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 const clock = testClock();
 const mail = memoryMailer();
 let request: ReturnType<typeof testApp>["request"];
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
   ({ request } = testApp(db, { now: clock.now, signingSecret: SECRET, standardWebhooksSecret: WEBHOOK_SECRET, mailer: mail.mailer }));
 });
-afterAll(() => database.drop());
 
 let counter = 0;
 /** An e-mail no other test uses, so accounts and per-e-mail limits never interfere. */
 const newEmail = (prefix = "retry") => `${prefix}${++counter}@example.com`;
 
-/** A signed request under the spec's scheme with an Idempotency-Key: each call a new nonce, as a platform's retry. */
+/** A signed request under the contract's scheme with an Idempotency-Key: each call a new nonce, as a platform's retry. */
 const keyed = async (body: unknown, idempotencyKey: string) =>
   request(ONBOARDING_PATH, await signedInit(body, { nowMs: clock.now(), idempotencyKey }));
 

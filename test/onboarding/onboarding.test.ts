@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { generateLicenseKey } from "../../functions/app/onboarding/license-key-generator.ts";
 import { onboardAccount } from "../../functions/app/onboarding/onboard-account.ts";
 import { OnboardingResponse } from "../../functions/app/onboarding/schemas.ts";
 import { memoryLogger, testApp, uniqueIp, unlimitedLimiter } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { describeDirectOnly, freshDatabase, pgliteDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { describeDirectOnly, pgliteDatabase, scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
 import { startResendStub } from "../support/resend-stub.ts";
@@ -14,7 +14,7 @@ import { startServer } from "../support/server.ts";
 const KEY_PATTERN = /^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/;
 const DEMO_ACCOUNT = "a0000000-0000-4000-8000-000000000001";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let db: Database;
 const clock = testClock();
 const mail = memoryMailer();
@@ -22,11 +22,9 @@ const logger = memoryLogger();
 let request: ReturnType<typeof testApp>["request"];
 
 beforeAll(async () => {
-  database = await freshDatabase();
   db = database.db;
   ({ request } = testApp(db, { now: clock.now, signingSecret: SECRET, mailer: mail.mailer, log: logger.log }));
 });
-afterAll(() => database.drop());
 
 let counter = 0;
 /** An e-mail no other test uses, so accounts and per-e-mail limits never interfere. */

@@ -1,26 +1,24 @@
 import { execFile } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalRequest, signRequest } from "../../functions/app/onboarding/signature.ts";
 import { signOnboardingRequest } from "../../functions/app/onboarding/signed-request.ts";
 import { recordNonce } from "../../functions/app/onboarding/store.ts";
 import { testApp, uniqueIp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { childEnv } from "../support/child-env.ts";
-import { describeDirectOnly, freshDatabase, type TestDatabase } from "../support/database.ts";
+import { describeDirectOnly, scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit, WEBHOOK_SECRET } from "../support/onboarding.ts";
 
-let database: TestDatabase;
+const database = scopedDatabase();
 const clock = testClock();
 let request: ReturnType<typeof testApp>["request"];
 
 beforeAll(async () => {
-  database = await freshDatabase();
   ({ request } = testApp(database.db, { now: clock.now, signingSecret: SECRET, mailer: memoryMailer().mailer }));
 });
-afterAll(() => database.drop());
 
 const INVALID = '{"error":"invalid signature"}';
 let emails = 0;

@@ -978,7 +978,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With the spec's signature: carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, sends and counts nothing; the same key with another body is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, sends and counts nothing; the same key with another body is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
                 "idempotency-key"?: string;
             };
             path?: never;

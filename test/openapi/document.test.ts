@@ -5,7 +5,7 @@ import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv } from "../support/child-env.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
 
 const here = new URL("./", import.meta.url).pathname;
@@ -26,13 +26,12 @@ const TYPES_HEADER = `/**
  * to a route that is not regenerated here fails.
  */
 describe("the served OpenAPI document (GET /api/v2/openapi.json)", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let server: RunningServer;
   let served: string;
   let scratch: string;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     server = await startServer(database.serverEnv);
     const response = await fetch(`${server.url}/api/v2/openapi.json`);
     expect(response.status).toBe(200);
@@ -41,7 +40,6 @@ describe("the served OpenAPI document (GET /api/v2/openapi.json)", () => {
   });
   afterAll(async () => {
     await server?.stop();
-    await database?.drop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientIp, ClientIpHeader, clientIpSource, UNKNOWN_CLIENT } from "../../functions/app/http/client-ip.ts";
 import { canonicalIp, rateLimitClient } from "../../functions/app/http/ip-address.ts";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 
 const header = (name: string) => ClientIpHeader.parse(name);
 const requestWith = (headers: Record<string, string>) => new Request("http://cadence.test/api/v2/license", { headers });
@@ -103,11 +103,7 @@ describe("the rate-limit client of an address (rateLimitClient)", () => {
 });
 
 describe("rate limits of IPv6 clients (10 per minute per client, IPv6 by its /64)", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await freshDatabase();
-  });
-  afterAll(() => database.drop());
+  const database = scopedDatabase();
 
   const validation = (ip: string) => ({ method: "POST", headers: { "cf-connecting-ip": ip }, body: "{}" });
 
@@ -139,11 +135,7 @@ describe("rate limits of IPv6 clients (10 per minute per client, IPv6 by its /64
 });
 
 describe("rate limits by the chosen client IP (10 per minute per client, a bucket per route)", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await freshDatabase();
-  });
-  afterAll(() => database.drop());
+  const database = scopedDatabase();
 
   /** A validation refused before any database work (no content type): only the limit is exercised. */
   const validation = (headers: Record<string, string>) => ({ method: "POST", headers, body: "{}" });

@@ -601,7 +601,7 @@ describe("rate limits over HTTP (memory store)", () => {
     body: JSON.stringify({ license_key: "DEMO-0000-0000-0001", email_address: "not-the-owner@example.com" }),
   };
 
-  /** Spec section 8's kiosk routes, each asked something it refuses after looking at the database. */
+  /** The contract's rate-limited kiosk routes, each asked something it refuses after looking at the database. */
   const kioskRoutes = [
     { route: "POST /api/v2/license", path: "/api/v2/license", init: badCredentials, status: 400 },
     {

@@ -6,11 +6,11 @@ import { RULES } from "../../functions/app/rate-limit/rules.ts";
 import { ipv6, venueAllowances, type VenueAllowances } from "../../functions/app/rate-limit/venues.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { utcDayStart } from "../support/clock.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
 
-// Venue addresses (issue 32): many kiosks behind one address get kiosks x the spec's per-address
-// limit on each kiosk route; every other address keeps the spec's limits. The demo data: account
+// Venue addresses (issue 32): many kiosks behind one address get kiosks x the contract's per-address
+// limit on each kiosk route; every other address keeps the contract's limits. The demo data: account
 // demo has keys 1 and 2 active and key 3 inactive; account other has key 4.
 
 const users = { demo: "e0000000-0000-4000-8000-000000000001", other: "e0000000-0000-4000-8000-000000000002" } as const;
@@ -21,7 +21,7 @@ const seen = { demo: "203.0.113.7", other: "198.51.100.9" } as const;
 type Who = keyof typeof users | "staff";
 const rollback = new Error("rollback");
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let sql: postgres.Sql;
 
 /** As the Data API runs a holder's request (role authenticated, JWT claims), or as staff in the dashboard (postgres); rolled back unless `commit`. */
@@ -46,7 +46,6 @@ const register = (who: Who, accountId: string, network: string, kiosks: number, 
   as(who, (tx) => tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, $3) returning id, network::text, kiosks", [accountId, network, kiosks]), options);
 
 beforeAll(async () => {
-  database = await freshDatabase();
   sql = postgres(database.url, { max: 1, onnotice: () => {} });
   await sql`update public.accounts set auth_user_id = ${users.demo} where id = ${account.demo}`;
   await sql`update public.accounts set auth_user_id = ${users.other} where id = ${account.other}`;
@@ -54,7 +53,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sql?.end();
-  await database?.drop();
 });
 
 describe("venue addresses: account holders register their own through the Data API", () => {
@@ -248,7 +246,7 @@ describe("kiosk routes: a registered address gets kiosks x the spec's allowance;
   it("on an instance that has not read the registrations yet, a venue over the spec's limit waits for that read and is not refused", async () => {
     await sql`delete from public.venue_addresses`;
     await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '203.0.113.0/28', 2)`;
-    // The first read is held until 10 requests have passed at the spec's limit.
+    // The first read is held until 10 requests have passed at the contract's limit.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const db = { ...database.db, query: async (...args: Parameters<typeof database.db.query>) => (await held, database.db.query(...args)) } as typeof database.db;
@@ -290,7 +288,7 @@ describe.skipIf(!haveRedis)("kiosk routes on @upstash/ratelimit (REDIS_URL): a v
     expect(registered).toMatchObject({ success: true, limit: 20, remaining: 14 });
     for (let n = 0; n < 14; n++) await store.limiter.limit({ ...rule, limit: 20 }, ip);
     expect(await store.limiter.limit({ ...rule, limit: 20 }, ip)).toMatchObject({ success: false });
-    // The spec's instance was never refused: its ephemeral cache knows nothing of the venue's refusal.
+    // The contract's instance was never refused: its ephemeral cache knows nothing of the venue's refusal.
     expect(store.limiter.isRefused(rule, ip)).toBe(false);
     expect(store.limiter.isRefused({ ...rule, limit: 20 }, ip)).toBe(true);
   });

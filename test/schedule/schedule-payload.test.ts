@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { WEEKDAYS } from "../../functions/app/schedule/schemas.ts";
 import { readLegacyIfChanged, readSchedulePayload } from "../support/schedule-reads.ts";
-import { describeDirectOnly, freshDatabase, pgliteDatabase, type TestDatabase } from "../support/database.ts";
+import { describeDirectOnly, pgliteDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
 import { ABUNDANCE, CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "../support/demo-schedules.ts";
 
 /** The legacy read as a first poll makes it (no version held): the outcome and the whole payload. */
@@ -13,14 +13,9 @@ async function readLegacySchedule(db: Database, key: string, email: string) {
 }
 
 /** The demo data as seeded, never changed. */
-let demo: TestDatabase;
+const demo = scopedDatabase();
 /** A copy for the tests that edit schedules. */
-let edits: TestDatabase;
-
-beforeAll(async () => {
-  [demo, edits] = await Promise.all([freshDatabase(), freshDatabase()]);
-});
-afterAll(() => Promise.all([demo.drop(), edits.drop()]));
+const edits = scopedDatabase();
 
 /** What a poll reads (the stored copy), checked against a fresh assembly by cadence.schedule_payload. */
 async function payload(db: Database, key: string) {
@@ -340,11 +335,7 @@ describe("schedule edits racing each other", () => {
 });
 
 describe("stored payloads (schedule_payloads) stay equal to cadence.schedule_payload", () => {
-  let stored: TestDatabase;
-  beforeAll(async () => {
-    stored = await freshDatabase();
-  });
-  afterAll(() => stored.drop());
+  const stored = scopedDatabase();
 
   const rollback = new Error("rollback");
   const D = (n: number) => `d0000000-0000-4000-8000-00000000000${n}`;

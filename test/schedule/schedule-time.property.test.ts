@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readSchedulePayload } from "../support/schedule-reads.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 
 // The time arithmetic of cadence.schedule_payload, checked on the real database against an oracle
 // written differently: it walks the clock minute by minute instead of using the formula.
@@ -9,18 +9,16 @@ import { freshDatabase, type TestDatabase } from "../support/database.ts";
 const KEY = "DEMO-0000-0000-0004";
 const MINUTES_PER_DAY = 1440;
 
-let database: TestDatabase;
+const database = scopedDatabase();
 let schedule: string;
 
 beforeAll(async () => {
-  database = await freshDatabase();
   const [row] = await database.db.query<{ id: string }>(
     "insert into public.schedules (license_key, type) values ($1, 'daily') returning id",
     [KEY],
   );
   schedule = row.id;
 });
-afterAll(() => database.drop());
 
 interface Pair {
   start: number;
@@ -32,7 +30,7 @@ const TIME_FIELDS = ["startTime", "startMinutes", "endTime", "endMinutes", "over
 const hhmm = (minutes: number) =>
   `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 
-/** What the spec says a block from `start` to `end` (minutes from midnight) reads as. */
+/** What the contract says a block from `start` to `end` (minutes from midnight) reads as. */
 function expected({ start, end }: Pair) {
   let durationMinutes = 1;
   while ((start + durationMinutes) % MINUTES_PER_DAY !== end % MINUTES_PER_DAY) durationMinutes += 1;

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import type { ScheduleContent } from "../../functions/app/schedule/schemas.ts";
 import { readScheduleIfChanged } from "../support/schedule-reads.ts";
 import { versionPayload } from "../../functions/app/schedule/versioned-payload.ts";
 import { testApp } from "../support/app.ts";
-import { describeDirectOnly, freshDatabase, type TestDatabase } from "../support/database.ts";
+import { describeDirectOnly, scopedDatabase } from "../support/database.ts";
 import { CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "../support/demo-schedules.ts";
 import { expectedVersion } from "../support/expected-version.ts";
 import { startServer } from "../support/server.ts";
@@ -25,11 +25,7 @@ const clone = (content: ScheduleContent): ScheduleContent => structuredClone(con
 
 /** The version's one owner: cadence.schedule_version, which public.schedule_payloads stores. */
 describe("cadence.schedule_version", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await freshDatabase();
-  });
-  afterAll(() => database.drop());
+  const database = scopedDatabase();
 
   async function scheduleVersion(content: unknown): Promise<string> {
     const [{ version }] = await database.db.query<{ version: string }>("select cadence.schedule_version($1::json) as version", [
@@ -93,14 +89,12 @@ describeDirectOnly("versionPayload", () => {
 });
 
 describe("the version of a stored schedule", () => {
-  let database: TestDatabase;
+  const database = scopedDatabase();
   let db: Database;
 
   beforeAll(async () => {
-    database = await freshDatabase();
     db = database.db;
   });
-  afterAll(() => database.drop());
 
   async function version(key: string) {
     return (await readScheduleIfChanged(db, key, null))?.version;
@@ -149,13 +143,8 @@ describe("the version of a stored schedule", () => {
 });
 
 describe("version stability", () => {
-  let first: TestDatabase;
-  let second: TestDatabase;
-
-  beforeAll(async () => {
-    [first, second] = await Promise.all([freshDatabase(), freshDatabase()]);
-  });
-  afterAll(() => Promise.all([first.drop(), second.drop()]));
+  const first = scopedDatabase();
+  const second = scopedDatabase();
 
   it("is the same in two databases seeded alike", async () => {
     for (const key of DEMO_KEYS) {

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { servedSchedules } from "../../functions/app/schedule/served-schedules.ts";
 import { readLegacyIfChanged, readScheduleIfChanged } from "../support/schedule-reads.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase } from "../support/database.ts";
 
-let database: TestDatabase;
-
-beforeAll(async () => {
-  database = await freshDatabase();
-});
-afterAll(() => database.drop());
+const database = scopedDatabase();
 
 /** One poll as the license schedule route makes it: whether Postgres sent the payload, and what is served. */
 async function poll(served: ReturnType<typeof servedSchedules>, key: string) {

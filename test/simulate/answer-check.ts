@@ -24,7 +24,7 @@ export interface Asked {
 
 /**
  * What an answer means to the kiosk: `retryAfter` (seconds) for a 429 or 503 it must wait out,
- * `version` for a schedule it was served, `problem` when the answer breaks the spec (interface-v2)
+ * `version` for a schedule it was served, `problem` when the answer breaks the contract (the OpenAPI document)
  * or is not one a valid kiosk can get: a 500, a 5xx other than 503 with Retry-After, a 404 for
  * its own key, a body of the wrong shape.
  */
@@ -45,7 +45,7 @@ function parse<T>(schema: z.ZodType<T>, body: string): { value?: T; problem?: st
   return parsed.success ? { value: parsed.data } : { problem: `body breaks the schema: ${parsed.error.issues[0]?.message}` };
 }
 
-/** Spec 2, SchedulePayload: the rules between fields the schema alone does not hold. */
+/** SchedulePayload (the OpenAPI document's schema): the rules between fields the schema alone does not hold. */
 function payloadProblem(payload: Partial<SchedulePayload> & { blocks: SchedulePayload["blocks"] }): string | undefined {
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (payload.type === "daily" && !same(payload.daily, payload.blocks)) return "daily schedule: daily and blocks differ";

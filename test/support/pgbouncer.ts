@@ -1,11 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { freePort } from "./postgres-server.ts";
-
-const isRoot = process.getuid?.() === 0;
+import { asPostgresUser, freePort } from "./postgres-server.ts";
 
 export interface PgBouncer {
   port: number;
@@ -66,13 +64,12 @@ export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
   );
   const binary = pgbouncerBinary();
   if (!binary) throw new Error("pgbouncer not found (apt-get install pgbouncer)");
-  const command = isRoot
-    ? (["su", ["postgres", "-s", "/bin/sh", "-c", `exec '${binary}' '${ini}'`]] as const)
-    : ([binary, [ini]] as const);
+  const command = [binary, [ini]] as const;
+  const user = asPostgresUser();
   let child: ChildProcess;
   let output = "";
   async function start() {
-    child = spawn(command[0], [...command[1]], { stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(command[0], [...command[1]], { stdio: ["ignore", "pipe", "pipe"], ...user });
     child.stdout?.on("data", (chunk) => (output += chunk));
     child.stderr?.on("data", (chunk) => (output += chunk));
     await waitForPort(port, () => child.exitCode !== null ? `pgbouncer exited:\n${output}` : undefined);
@@ -80,10 +77,8 @@ export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
   async function signalAndWait(signal: NodeJS.Signals) {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
-    // Through `su`, signal pgbouncer itself, by its pidfile.
-    const pid = Number(readFileSync(join(dir, "pgbouncer.pid"), "utf8").trim());
-    process.kill(pid, signal);
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    child.kill(signal);
+    await exited;
   }
   await start();
   return {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,11 +21,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** initdb and postgres refuse to run as root: as root, run them as the `postgres` OS user. */
-function asPostgresUser(command: string, args: string[]): [string, string[]] {
-  if (!isRoot) return [command, args];
-  const line = [command, ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ");
-  return ["su", ["postgres", "-s", "/bin/sh", "-c", `exec ${line}`]];
+/**
+ * initdb and postgres refuse to run as root: as root, they run as the `postgres` OS user, set on
+ * the child itself (spawn's uid/gid), with no `su` in between. `su` waits for its child and stops
+ * itself when that child is stopped: a paused cluster would leave it stopped for good, its
+ * postgres reaped by no one and the teardown waiting for an exit that never comes.
+ */
+export function asPostgresUser(): { uid?: number; gid?: number } {
+  if (!isRoot) return {};
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
 }
 
 export interface PostgresServer {
@@ -56,35 +61,35 @@ export async function startPostgresServer(settings: Record<string, string> = {})
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
   const port = await freePort();
-  const [initdb, initArgs] = asPostgresUser(join(PG_BIN, "initdb"), [
+  const user = asPostgresUser();
+  execFileSync(join(PG_BIN, "initdb"), [
     "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync",
-  ]);
-  execFileSync(initdb, initArgs, { stdio: "pipe" });
-  const [postgres, args] = asPostgresUser(join(PG_BIN, "postgres"), [
+  ], { stdio: "pipe", ...user });
+  const postgres = join(PG_BIN, "postgres");
+  const args = [
     "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
     "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
     "-c", "max_connections=300", "-c", "shared_buffers=128MB",
     ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
-  ]);
+  ];
   let child: ChildProcess;
   let stderr = "";
   async function start() {
-    child = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"] });
+    child = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"], ...user });
     child.stderr?.on("data", (chunk) => (stderr += chunk));
     await waitUntilReady(port, child, () => stderr);
   }
   const running = () => child.exitCode === null && child.signalCode === null;
-  const postmaster = () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
-  /** Signals the postmaster itself (not `su` in between) and waits for it to exit. */
+  /** Signals the postmaster (the child itself) and waits for it to exit. */
   async function signalAndWait(signal: NodeJS.Signals) {
     if (!running()) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
-    process.kill(postmaster(), signal);
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    child.kill(signal);
+    await exited;
   }
   /** The postmaster and its children (backends, checkpointer, ...). */
   const cluster = () => {
-    const pid = postmaster();
+    const pid = child.pid!;
     const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
       .split("\n").map((line) => Number(line.trim())).filter((child) => child > 0);
     return [pid, ...children];

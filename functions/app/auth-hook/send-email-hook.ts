@@ -74,7 +74,7 @@ export function sendEmailHook(ports: OutboxPorts, options: SendEmailHookOptions)
     }
     const text = new TextDecoder().decode(body);
 
-    const verdict = verify(text, request.headers);
+    const verdict = verify(text, request.headers, ports.now());
     if (!verdict.valid) {
       ports.log("warn", "auth_email_hook_refused", { reason: verdict.reason });
       return hookError(401, "invalid signature");

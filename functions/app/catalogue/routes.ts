@@ -5,11 +5,11 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader } from "../http/age-header.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
-import { ttlCache } from "../kiosk-read/ttl-cache.ts";
+import { ttlCache } from "../read-path/ttl-cache.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
 
-/** Each read's paths (the spec's aliases serve the same payload), by the operationId generators name them with. */
+/** Each read's paths (the contract's aliases serve the same payload), by the operationId generators name them with. */
 const reads: Array<{ paths: Record<string, string>; read: CatalogueRead; schema: z.ZodType; summary: string }> = [
   {
     paths: { "/api/v2/categories": "listCategories", "/api/v2/proclamation-categories": "listProclamationCategories" },

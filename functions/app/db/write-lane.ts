@@ -13,7 +13,7 @@ export function writeSlots(poolSize: number, deadlineMs: number): { slots: numbe
 }
 
 /**
- * Kiosk reads are batched, one statement at a time per kind (kiosk-read/), so they need only a
+ * Kiosk reads are batched, one statement at a time per kind (read-path/), so they need only a
  * few of the pool's connections; single writes (a system name each) are not. A burst of 2,000
  * writes took every connection, and the reads queued behind them went stale. This lane lets at
  * most `slots` statements through it hold a connection at once, so the rest of the pool stays free

@@ -1,6 +1,6 @@
 import { Failure } from "../errors.ts";
 
-/** Spec section 8: request bodies of the POST routes are at most 64 KiB. */
+/** The contract (its 413s): request bodies of the POST routes are at most 64 KiB. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** A client that has not finished sending its body by then is cut off (a trickled body holds no worker). */
 export const BODY_DEADLINE_MS = 10_000;

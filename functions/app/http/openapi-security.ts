@@ -10,11 +10,11 @@ export interface HeaderScheme {
 export const noCredential: Record<string, string[]>[] = [];
 
 /**
- * Registers a feature's credential headers as security schemes of the document (spec section 5),
+ * Registers a feature's credential headers as security schemes of the document,
  * and answers a function giving the requirement of the schemes named, all together (none: no
- * credential at all). Every credential the spec names is a header that is not a secret on its own,
+ * credential at all). Every credential the contract names is a header that is not a secret on its own,
  * so each is an `apiKey` scheme of its own, and a route asks for them together; the exact answers
- * stay those of the spec.
+ * stay those of the contract.
  *
  * @example
  * const together = headerSchemes(app, { licenseKey: { name: "x-license-key", description } });

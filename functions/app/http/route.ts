@@ -17,7 +17,7 @@ export type Handler = (c: Context<Env>) => Response | Promise<Response>;
 
 /**
  * Declares a route: its zod schemas go into the OpenAPI document, and `handler` answers it.
- * Handlers parse input themselves with the same schemas, because the spec's exact messages and
+ * Handlers parse input themselves with the same schemas, because the contract's exact messages and
  * their order (and the streamed 64 KiB body limit) are not what a generic validator produces.
  *
  * @example

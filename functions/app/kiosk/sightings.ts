@@ -1,11 +1,10 @@
+import { SIGHTINGS_FLUSH_MS } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { recordSightings, type Sighting } from "./store.ts";
 
-/** How often an instance writes what it saw: one statement at most this often. */
-export const SIGHTINGS_FLUSH_MS = 5_000;
 /** A key is written at most this often by one instance; `kiosk_status` says online for 15 minutes. */
 export const SIGHTING_PER_KEY_MS = 30_000;
 /** Keys held between writes; a fleet larger than this in one interval loses the excess's sightings. */

@@ -5,8 +5,8 @@ import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
 import { ageHeader } from "../http/age-header.ts";
-import { kioskRead } from "../kiosk-read/kiosk-read.ts";
-import type { Known } from "../kiosk-read/last-known-good.ts";
+import { kioskRead } from "../read-path/kiosk-read.ts";
+import type { Known } from "../read-path/last-known-good.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
@@ -105,7 +105,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
     }),
     async (c) => {
       const body = await readJsonObject(c.req.raw).catch((error: unknown) => {
-        // The spec gives this route one 400: a missing or non-JSON content type, an empty body and
+        // The contract gives this route one 400: a missing or non-JSON content type, an empty body and
         // malformed JSON are all a name that was not given as it must be.
         if (error instanceof Failure && bodyFailuresAsInvalidName.has(error.code)) throw new Failure("invalid_name");
         throw error;

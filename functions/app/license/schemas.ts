@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { Email } from "../email.ts";
 import { LicenseKey } from "../license-key.ts";
 
-/** Spec section 8: a system name is 1 to 40 characters. */
+/** The contract: a system name is 1 to 40 characters. */
 export const SYSTEM_NAME_MAX_LENGTH = 40;
 
 /** Characters that render as nothing: Unicode's format characters (zero-width, bidi controls, BOM, tags). */

@@ -5,7 +5,7 @@ import { SystemName, type SystemNameResponse } from "./schemas.ts";
 import * as store from "./store.ts";
 
 /**
- * Spec 4.6 on a parsed body. When several checks fail, the first in the spec's own list wins:
+ * The contract's system-name write on a parsed body. When several checks fail, the first in its own list wins:
  * `invalid_name` (400), then `unknown_license` (404: a key not of the license-key shape is unknown
  * without asking the database), then `name_taken` (409). Re-sending the current name answers 200
  * and writes nothing.

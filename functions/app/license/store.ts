@@ -1,7 +1,7 @@
-import { rowsByRead } from "../kiosk-read/batch-while-busy.ts";
+import { rowsByRead } from "../read-path/batch-while-busy.ts";
 import type { Database, QueryOptions } from "../db/database.ts";
 
-/** cadence.validate_license's answer: the first failure in spec order, or a valid key's details. */
+/** cadence.validate_license's answer: the first failure in the contract's order, or a valid key's details. */
 export type Validation =
   | { outcome: "key_not_found" | "key_inactive" | "user_not_found" | "not_owner" }
   | {

@@ -1,6 +1,6 @@
 import { Email } from "../email.ts";
 import { Failure, type FailureCode } from "../errors.ts";
-import type { Known } from "../kiosk-read/last-known-good.ts";
+import type { Known } from "../read-path/last-known-good.ts";
 import { LicenseKey } from "../license-key.ts";
 import { type LicenseResponse, SystemName, type SystemNameStatus } from "./schemas.ts";
 import * as store from "./store.ts";
@@ -18,7 +18,7 @@ function requiredString(value: unknown): string | null {
 }
 
 /**
- * Spec 4.3 on the fields of a JSON object body. When several checks fail, the first in the spec's
+ * The contract's license validation on the fields of a JSON object body. When several checks fail, the first in the contract's
  * own list wins: `license_key is required`, `email_address is required`, `license key not found`,
  * `license key is not active`, `user does not exist`, `key does not belong to specified user`.
  * A blank field counts as missing. A key not of the license-key shape is `not found` without asking

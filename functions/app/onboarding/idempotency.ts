@@ -17,7 +17,7 @@ export const CLAIM_LEASE_SECONDS = 60;
 
 /**
  * The id a request is carried out once under, if any: under Standard Webhooks its signed
- * `webhook-id` (an `Idempotency-Key` beside it is not used: the signed id wins); under the spec's
+ * `webhook-id` (an `Idempotency-Key` beside it is not used: the signed id wins); under the contract's
  * scheme the `Idempotency-Key` header, unsigned but worth nothing without a signed request (and a
  * body that must match). A malformed Idempotency-Key is a 400, never silently ignored.
  *

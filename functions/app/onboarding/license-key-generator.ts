@@ -10,7 +10,7 @@ export const cryptoRandomBytes: RandomBytes = (size) => crypto.getRandomValues(n
 
 /**
  * A new license key: 16 characters of [A-Z0-9], each drawn uniformly (rejection sampling), in the
- * spec's blocks of four (`XXXX-XXXX-XXXX-XXXX`).
+ * contract's blocks of four (`XXXX-XXXX-XXXX-XXXX`).
  *
  * @example
  * generateLicenseKey(); // "Q7ZK-2M0D-XW4B-91TE"

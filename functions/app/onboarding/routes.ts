@@ -47,7 +47,7 @@ interface Carried {
 export function onboardingRoutes(app: App, deps: Deps): void {
   const verify = requestVerifier(deps);
   /**
-   * The spec's 500, with Retry-After: the failure is the service's, so the same request may come
+   * The contract's 500, with Retry-After: the failure is the service's, so the same request may come
    * again. Logged here unless it is a database outage, which is logged once where detected.
    */
   const notCreated = (error: unknown) => {
@@ -106,7 +106,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
         headers: z.object({
           "idempotency-key": z.string().regex(IDEMPOTENCY_KEY).optional().openapi({
             description: [
-              `With the spec's signature: carry this request out once for ${IDEMPOTENCY_RETENTION_HOURS} hours.`,
+              `With the x-signature scheme (onboardingSignature): carry this request out once for ${IDEMPOTENCY_RETENTION_HOURS} hours.`,
               "A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, sends and counts nothing;",
               "the same key with another body is 422; while the first is still running, 409 with Retry-After.",
               "Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal.",

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { Email, normalizeEmail } from "../email.ts";
 import { Failure } from "../errors.ts";
 
-/** Spec section 8: the onboarding display name is at most 120 characters. */
+/** The contract: the onboarding display name is at most 120 characters. */
 export const NAME_MAX_LENGTH = 120;
 
 /** Postgres text cannot hold NUL, so a name with one is invalid rather than a failed insert. */
@@ -48,7 +48,7 @@ function localPart(email: string): string {
 }
 
 /**
- * Validates a parsed body in the spec's order with its exact messages: `email is required` (missing,
+ * Validates a parsed body in the contract's order with its exact messages: `email is required` (missing,
  * not a string, or blank), then the e-mail's form and length, then the name. A missing, null or
  * blank name takes the e-mail's local part.
  */

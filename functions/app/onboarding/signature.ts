@@ -2,7 +2,7 @@ import { hex } from "../hex.ts";
 
 /** The path of the signed onboarding webhook: part of what is signed. */
 export const ONBOARDING_PATH = "/api/v2/automations/create/account";
-/** Spec section 8: x-timestamp may differ from the server clock by this much, either way. */
+/** The contract: x-timestamp may differ from the server clock by this much, either way. */
 export const MAX_SKEW_SECONDS = 300;
 
 /** x-timestamp: Unix seconds only; a millisecond timestamp, a sign, a fraction or `NaN` is malformed. */

@@ -3,7 +3,7 @@ import { MAX_SKEW_SECONDS, NONCE, ONBOARDING_PATH, SIGNATURE, TIMESTAMP } from "
 import { WEBHOOK_ID } from "./standard-webhooks.ts";
 
 /**
- * The onboarding webhook's signed headers, as the OpenAPI document describes them: the spec's three
+ * The onboarding webhook's signed headers, as the OpenAPI document describes them: the contract's three
  * (section 5 item 6), and Standard Webhooks' three, the other way to sign; a request uses one.
  */
 export const SIGNED_REQUEST_SCHEMES = {

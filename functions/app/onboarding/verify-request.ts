@@ -1,11 +1,11 @@
 import { signatureVerifier } from "./signature.ts";
 import { STANDARD_WEBHOOK_HEADERS, standardWebhookVerifier } from "./standard-webhooks.ts";
 
-/** The spec's three signed headers (section 5 item 6). */
+/** The contract's three signed headers (its onboardingSignature scheme). */
 export const SPEC_SIGNATURE_HEADERS = ["x-timestamp", "x-nonce", "x-signature"] as const;
 
 /**
- * A request whose signature holds, and under which scheme: the spec's, with its nonce (recorded
+ * A request whose signature holds, and under which scheme: the contract's, with its nonce (recorded
  * next: a repeat is a replay, 401), or Standard Webhooks', with its `webhook-id` (a repeat is a
  * retry, answered with the first answer).
  */
@@ -16,7 +16,7 @@ export type RequestVerifier = (headers: Headers, body: Uint8Array, nowMs: number
 
 /**
  * Picks the scheme by the headers present and checks the request under it alone: any
- * `webhook-*` header means Standard Webhooks, else the spec's `x-*` headers (missing ones fail as
+ * `webhook-*` header means Standard Webhooks, else the contract's `x-*` headers (missing ones fail as
  * today). A request carrying headers of both is refused, with the same 401 as every other failure:
  * checking it under either would leave the other's headers unchecked, and which one the sender meant
  * is not ours to guess.

@@ -7,11 +7,11 @@ import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader } from "../http/age-header.ts";
-import { kioskRead } from "../kiosk-read/kiosk-read.ts";
-import { oldest } from "../kiosk-read/last-known-good.ts";
+import { kioskRead } from "../read-path/kiosk-read.ts";
+import { oldest } from "../read-path/last-known-good.ts";
 import { headerSchemes } from "../http/openapi-security.ts";
 import { databaseUnavailable, rateLimited, withAge } from "../http/openapi-responses.ts";
-import { ttlCache } from "../kiosk-read/ttl-cache.ts";
+import { ttlCache } from "../read-path/ttl-cache.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
@@ -65,7 +65,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
       responses: {
         200: withAge(jsonContent(z.array(Proclamation), "Proclamations with canonical frequency ids")),
         400: jsonContent(ErrorMessage, "`not-authorized` or `this key doesn't appear to belong to you`"),
-        // Not the spec's: more than 10 failed pairings a minute from one client (rate-limit/failed-pairings.ts).
+        // Not the contract's: more than 10 failed pairings a minute from one client (rate-limit/failed-pairings.ts).
         429: rateLimited,
         503: databaseUnavailable(
           "the database is unavailable and this instance has no last known answer: it never read the whole list, or never read this key and e-mail's entitlement",

@@ -1,5 +1,5 @@
 import type { Database, QueryOptions } from "../db/database.ts";
-import { rowsByRead } from "../kiosk-read/batch-while-busy.ts";
+import { rowsByRead } from "../read-path/batch-while-busy.ts";
 import type { PairingOutcome } from "../pairing.ts";
 
 /** A pairing outcome, with the ids of the proclamations assigned to the account when paired. */

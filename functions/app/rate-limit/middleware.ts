@@ -6,7 +6,7 @@ import { enforceClientLimit, venueLimit } from "./venue-limit.ts";
 
 /**
  * Limits the route by client IP (a registered venue address: by its registration, `venueLimit`)
- * before any other work on it (spec section 7 rule 2): a request
+ * before any other work on it (as the contract's 429s say): a request
  * over `rule` gets 429 with Retry-After, and every answer of the route, refusals included, carries
  * the RateLimit-* headers. A limit checked inside the handler (`enforceLimit`) that set its own
  * RateLimit-* headers keeps them, as it is the narrower one.

@@ -23,12 +23,12 @@ export const perDay = (name: string, limit: number, failMode: FailMode = "open")
 });
 
 /**
- * Spec section 8, every limit in one place: 10 per minute per client IP on each kiosk route, a
+ * The contract's limits, every one in one place: 10 per minute per client IP on each kiosk route, a
  * bucket per route (a kiosk polling its schedule can still validate its license), and a registered
  * venue address (public.venue_addresses) that many times its kiosks; onboarding 5 per
  * minute per client IP and 3 per 24 hours per e-mail address (normalized, so case variants share a
  * bucket), both failing closed: an unchecked flood would create accounts and send mail. One more,
- * where the spec is silent: failed pairings per client (rate-limit/failed-pairings.ts).
+ * where the contract is silent: failed pairings per client (rate-limit/failed-pairings.ts).
  */
 export const RULES = {
   license: perKioskPerMinute("license", 10),
@@ -37,7 +37,7 @@ export const RULES = {
   legacySchedule: perKioskPerMinute("schedule", 10),
   onboardingPerIp: perMinute("onboarding", 5, "closed"),
   onboardingPerEmail: perDay("onboarding-email", 3, "closed"),
-  // Not the spec's: failed pairings (a key and an e-mail that do not go together) per client, one
+  // Not the contract's: failed pairings (a key and an e-mail that do not go together) per client, one
   // count over the credentialed proclamations read, the legacy schedule read and license validation,
   // which answer differently for an e-mail with an account: without it, one address tried 1,000
   // e-mails in 0.75 s. A kiosk with a valid pair fails none; fails open like the kiosk routes.

@@ -9,7 +9,7 @@ export interface UpstashRatelimitOptions {
   store: string;
   /** The longest a check waits for the store; past it the library answers `reason: "timeout"`. */
   timeoutMs: number;
-  /** Rules whose instances are built now rather than on their first check (the spec's, at start-up). */
+  /** Rules whose instances are built now rather than on their first check (the contract's, at start-up). */
   rules: LimitRule[];
   log: Logger;
   /** Upstash only: every check also recorded for the Upstash console's rate-limit analytics. */
@@ -28,7 +28,7 @@ export interface UpstashRatelimitOptions {
 const REFUSED_CLIENTS_PER_RULE = 10_000;
 
 /**
- * Instances kept, one per rule and limit: the spec's six rules, and one per distinct allowance of a
+ * Instances kept, one per rule and limit: the contract's six rules, and one per distinct allowance of a
  * registered venue address (kiosks x 10 on each kiosk route). Past this many the instance used
  * longest ago is dropped, with its ephemeral cache: its next check builds it again.
  */
@@ -55,7 +55,7 @@ export function upstashRatelimit(redis: Redis, options: UpstashRatelimitOptions)
   const background = Boolean(options.analytics || options.denyLists);
   /**
    * By rule name and limit: a venue's allowance is its own instance of the library's fixed window,
-   * with the same key prefix, so a venue's count is kept where the spec's would be and carries
+   * with the same key prefix, so a venue's count is kept where the contract's would be and carries
    * over when its registration changes mid-window. (The library's `limit(id, { rate })` sets how
    * much one request consumes, not the limit: it cannot give one address a larger allowance.)
    */

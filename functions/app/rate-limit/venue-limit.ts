@@ -5,7 +5,7 @@ import type { LimitPorts, LimitRule } from "./limiter.ts";
 /**
  * The longest a refusal waits, on an instance that has not yet read the registered venue addresses
  * (its first seconds), for that read: the refused client may be a registered venue. Only a refusal
- * waits; a request within the spec's limit never does.
+ * waits; a request within the contract's limit never does.
  */
 const FIRST_READ_WAIT_MS = 2_000;
 
@@ -19,7 +19,7 @@ export interface AppliedLimit {
  * The limit of a kiosk route (`perKiosk`) for `client`: at a registered venue address, the rule's
  * limit times its kiosks, in the registration's bucket; anywhere else, and on every other route,
  * the rule itself with the client's own bucket (`identifier`: its address, an IPv6 one by its
- * network), exactly as the spec says. From memory only (`venues`, read in the background).
+ * network), exactly as the contract says. From memory only (`venues`, read in the background).
  *
  * @example
  * venueLimit(deps, RULES.licenseSchedule, "203.0.113.7"); // { rule: { ...limit: 200 }, identifier: "203.0.113.0/28" }
@@ -30,7 +30,7 @@ export function venueLimit(deps: Pick<LimitPorts, "venues">, rule: LimitRule, cl
 }
 
 /**
- * `enforceLimit` for a client IP, with its venue's allowance (`venueLimit`). A refusal at the spec's
+ * `enforceLimit` for a client IP, with its venue's allowance (`venueLimit`). A refusal at the contract's
  * limit on an instance that has not yet read the registrations waits for that first read (at most
  * FIRST_READ_WAIT_MS) and, if the client turns out to be a registered venue, is counted again
  * against the venue's allowance: a cold start must not refuse a venue its registration allows.

@@ -14,7 +14,7 @@ export const VENUES_REFRESH_MS = 30_000;
 /**
  * The most registrations an instance holds (about 100 bytes each: a few MB at most). Past it the
  * smallest allowances are left out (cadence.venue_allowances orders by kiosks), and those venues
- * get the spec's limit, never more.
+ * get the contract's limit, never more.
  */
 export const VENUES_KEPT = 100_000;
 

@@ -1,6 +1,6 @@
 import type { Deps } from "../deps.ts";
-import { kioskRead } from "../kiosk-read/kiosk-read.ts";
-import type { Known } from "../kiosk-read/last-known-good.ts";
+import { kioskRead } from "../read-path/kiosk-read.ts";
+import type { Known } from "../read-path/last-known-good.ts";
 import type { PairingOutcome } from "../pairing.ts";
 import { servedBound, servedSchedules } from "./served-schedules.ts";
 import { readLegacySchedulesIfChanged, readSchedulesIfChanged } from "./store.ts";

@@ -1,4 +1,4 @@
-import { rowsByRead } from "../kiosk-read/batch-while-busy.ts";
+import { rowsByRead } from "../read-path/batch-while-busy.ts";
 import type { Database, QueryOptions } from "../db/database.ts";
 import type { PairingOutcome } from "../pairing.ts";
 
@@ -28,22 +28,21 @@ export interface LegacyScheduleRead extends ScheduleRead {
 
 /**
  * Many polls in one statement (`batchWhileBusy` gathers them), answered by one call of
- * cadence.license_schedules_if_changed: for each, a `ScheduleRow`, or null when the key is unknown.
+ * cadence.license_schedules_unless_held: for each, a `ScheduleRow`, or null when the key is unknown.
  */
 export async function readSchedulesIfChanged(db: Database, reads: readonly ScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<ScheduleRow & { n: string }>(
-    // The functions call the version a caller holds its `fingerprint` (their signature predates it).
-    "select s.n, s.fingerprint as version, s.payload::text as body from cadence.license_schedules_if_changed($1::text[], $2::text[]) as s",
+    "select s.n, s.version, s.payload::text as body from cadence.license_schedules_unless_held($1::text[], $2::text[]) as s",
     [reads.map((read) => read.key), reads.map((read) => read.version)],
     options,
   );
   return rowsByRead<ScheduleRow>(reads.length, rows);
 }
 
-/** Many legacy polls in one statement, answered by one call of cadence.legacy_schedules_if_changed. */
+/** Many legacy polls in one statement, answered by one call of cadence.legacy_schedules_unless_held. */
 export async function readLegacySchedulesIfChanged(db: Database, reads: readonly LegacyScheduleRead[], options?: QueryOptions) {
   const rows = await db.query<LegacyScheduleRow & { n: string }>(
-    "select s.n, s.outcome, s.fingerprint as version, s.payload::text as body from cadence.legacy_schedules_if_changed($1::text[], $2::text[], $3::text[]) as s",
+    "select s.n, s.outcome, s.version, s.payload::text as body from cadence.legacy_schedules_unless_held($1::text[], $2::text[], $3::text[]) as s",
     [reads.map((read) => read.key), reads.map((read) => read.email), reads.map((read) => read.version)],
     options,
   );

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DatabaseUnavailable } from "../../functions/app/db/unavailable.ts";
 import { ageHeader } from "../../functions/app/http/age-header.ts";
-import { lastKnownGood, oldest } from "../../functions/app/kiosk-read/last-known-good.ts";
-import { ttlCache } from "../../functions/app/kiosk-read/ttl-cache.ts";
+import { lastKnownGood, oldest } from "../../functions/app/read-path/last-known-good.ts";
+import { ttlCache } from "../../functions/app/read-path/ttl-cache.ts";
 import { testClock } from "../support/clock.ts";
 
 const down = () => Promise.reject(new DatabaseUnavailable("connect ECONNREFUSED"));
@@ -81,7 +81,7 @@ describe("the last known good answer (stale-if-error, RFC 5861)", () => {
   });
 });
 
-describe("the catalogue's cache (kiosk-read/ttl-cache.ts)", () => {
+describe("the catalogue's cache (read-path/ttl-cache.ts)", () => {
   it("serves a value for its period, reloads after it, and serves the last value however old while the database is unavailable", async () => {
     const clock = testClock();
     let loads = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchWhileBusy, MAX_BATCH, rowsByRead } from "../../functions/app/kiosk-read/batch-while-busy.ts";
+import { batchWhileBusy, MAX_BATCH, rowsByRead } from "../../functions/app/read-path/batch-while-busy.ts";
 import type { QueryOptions } from "../../functions/app/db/database.ts";
 
 /** A `run` whose statements the test finishes by hand, recording each batch it was given. */
