@@ -5,11 +5,13 @@
 // Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`, and
 // `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
-// a kiosk_status page as an account's fleet grows (schedule-edits.ts).
+// a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
+// this tree beside that commit's server (against.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
 import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.ts";
+import { compareAgainst } from "./against.ts";
 import { measureColdStart } from "./cold-start.ts";
 import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
@@ -38,6 +40,11 @@ const POOL_SIZE = 10;
 
 if (Deno.args.includes("--edits")) {
   await measureScheduleEdits(Deno.args);
+  Deno.exit(0);
+}
+
+if (Deno.args.some((arg) => arg === "--against" || arg.startsWith("--against="))) {
+  await compareAgainst(Deno.args);
   Deno.exit(0);
 }
 

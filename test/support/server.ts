@@ -6,8 +6,8 @@ import { leaksIn } from "./log-leaks.ts";
 
 const here = new URL("../../", import.meta.url);
 
-/** package.json's start script in the checkout at `root`. */
-const startScriptOf = (root: URL): string => JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts.start;
+/** A start script of package.json in the checkout at `root`. */
+const startScriptOf = (root: URL, script = "start"): string => JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts[script];
 
 /** The V8 flags `npm start` gives the server, so tests and the benchmark run it as users do. */
 export const startV8Flags: string[] = startScriptOf(here).match(/--v8-flags=\S+/g) ?? [];
@@ -23,6 +23,8 @@ export interface StartOptions {
    * included) instead of the entry under `deno run -A`; `entry` is then the API's.
    */
   startScript?: boolean;
+  /** The package.json script `startScript` runs: `start` by default, `start:workers` for the production start. */
+  script?: "start" | "start:workers";
   /**
    * The checkout to run: its entry, its package.json's start flags, its node_modules (another
    * commit's, for the benchmark's `--against`); this one by default.
@@ -62,7 +64,7 @@ export async function startServer(
   for (const url of [env.DATABASE_URL, env.SUPABASE_DB_URL]) if (url) assertRealClockOnly(url);
   const root = options.root ?? here;
   const deno = new URL("node_modules/.bin/deno", root).pathname;
-  const startScript = startScriptOf(root);
+  const startScript = startScriptOf(root, options.script);
   const args = ["run", "-A", ...(startScript.match(/--v8-flags=\S+/g) ?? []), entry];
   // The figure npm start reports, so the server caps its connections as it would under npm start.
   const limit = options.ulimit ? String(options.ulimit.soft) : execFileSync("sh", ["-c", "ulimit -Sn"], { encoding: "utf8" }).trim();
