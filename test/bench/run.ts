@@ -6,7 +6,8 @@
 // `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
 // a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
-// this tree beside that commit's server (against.ts).
+// this tree beside that commit's server (against.ts); `--workers` measures the production start with
+// one worker beside two (workers.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -17,6 +18,7 @@ import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfigu
 import { benchDatabase, copyDatabase } from "./database.ts";
 import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
+import { compareWorkers } from "./workers.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -45,6 +47,11 @@ if (Deno.args.includes("--edits")) {
 
 if (Deno.args.some((arg) => arg === "--against" || arg.startsWith("--against="))) {
   await compareAgainst(Deno.args);
+  Deno.exit(0);
+}
+
+if (Deno.args.includes("--workers")) {
+  await compareWorkers();
   Deno.exit(0);
 }
 
