@@ -51,6 +51,7 @@ export async function startProxy(upstream: string, descriptors: number): Promise
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   // Listening once a TCP connection is accepted; bounded by the suite's timeout.
   for (;;) {
+    if (child.exitCode === 127) throw new Error("haproxy not found: apt-get install haproxy (.ci/run installs it)");
     if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${output}`);
     const accepted = await new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1", () => {
