@@ -6,8 +6,8 @@
 // `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
 // a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
-// this tree beside that commit's server (against.ts); `--workers` measures the production start with
-// one worker beside two (workers.ts).
+// this tree beside that commit's server (against.ts); `--workers[=1,4]` measures the production
+// start with one worker beside two, or the counts given (workers.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -50,8 +50,11 @@ if (Deno.args.some((arg) => arg === "--against" || arg.startsWith("--against="))
   Deno.exit(0);
 }
 
-if (Deno.args.includes("--workers")) {
-  await compareWorkers();
+const workersFlag = Deno.args.find((arg) => arg === "--workers" || arg.startsWith("--workers="));
+if (workersFlag) {
+  const counts = workersFlag.includes("=") ? workersFlag.slice("--workers=".length).split(",").map(Number) : undefined;
+  if (counts?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--workers=N,M: whole numbers of workers, at least 1");
+  await compareWorkers(counts);
   Deno.exit(0);
 }
 

@@ -1,7 +1,8 @@
 /// <reference lib="deno.ns" />
-// `npm run bench -- --workers`: the production start (`npm run start:workers`, deno serve
-// --parallel) with one worker beside two, in one run, on the routes that read the database. Both
-// keep their limits in one redis-server, as several workers must (functions/app/shared-by-workers.ts).
+// `npm run bench -- --workers[=1,4]`: the production start (`npm run start:workers`, deno serve
+// --parallel) with one worker beside two (or the counts given), in one run, on the routes that read
+// the database. All keep their limits in one redis-server, as several workers must
+// (functions/app/shared-by-workers.ts).
 import { startRedis } from "../support/redis.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
@@ -12,12 +13,12 @@ import { measureSideBySide, sideBySideTable } from "./side-by-side.ts";
 const DATABASE_READS = ["proclamations (entitled)", "license schedule 200", "license schedule 304", "legacy schedule"];
 
 /**
- * Measures 1 against 2 workers and prints the table.
+ * Measures each worker count (1 and 2 unless given) beside the others and prints the table.
  *
  * @example
- * await compareWorkers();
+ * await compareWorkers([1, 4]);
  */
-export async function compareWorkers(): Promise<void> {
+export async function compareWorkers(counts = [1, 2]): Promise<void> {
   const progress = (line: string) => console.error(`bench: ${line}`);
   progress("starting Postgres 15 and applying migrations and seed with the Supabase CLI");
   const database = await benchDatabase();
@@ -25,7 +26,7 @@ export async function compareWorkers(): Promise<void> {
   const servers: RunningServer[] = [];
   try {
     const sides = [];
-    for (const workers of [1, 2]) {
+    for (const workers of counts) {
       // A database each: neither reads what the other's requests wrote (sightings).
       const url = await copyDatabase(database, `bench_workers_${workers}`);
       const server = await startServer(
