@@ -2,7 +2,6 @@
 import { createApp } from "../app/app.ts";
 import { ConfigError, parseConfig } from "../app/config.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
-import { connectionCap } from "../app/http/file-descriptors.ts";
 import { importOptional } from "../app/import-optional.ts";
 import { consoleLogger } from "../app/log.ts";
 import { openRuntime } from "../app/runtime.ts";
@@ -31,16 +30,13 @@ if (onEdgeRuntime()) {
   );
   shutdownServer = () => server.shutdown();
 } else {
-  // Self-hosted, the process meets every client itself: a server that bounds and caps connections
-  // (app/http/self-hosted-server.ts), kept out of the edge bundle.
+  // Self-hosted, the process meets every client itself: Deno.serve kept listening through
+  // descriptor exhaustion (app/http/self-hosted-server.ts), kept out of the edge bundle.
   const { serveSelfHosted } = await importOptional<typeof import("../app/http/self-hosted-server.ts")>(
     new URL("../app/http/self-hosted-server.ts", import.meta.url),
   );
-  const maxConnections = config.MAX_CONNECTIONS ??
-    connectionCap(config.FILE_DESCRIPTOR_LIMIT, config.DATABASE_URL ? "postgres" : "pglite");
   const server = await serveSelfHosted({
     port: config.PORT,
-    maxConnections,
     handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
     log: consoleLogger,
   });
@@ -48,7 +44,6 @@ if (onEdgeRuntime()) {
     port: server.port,
     ...runtime.describe,
     fileDescriptorLimit: config.FILE_DESCRIPTOR_LIMIT ?? "unknown",
-    maxConnections,
   });
   shutdownServer = () => server.shutdown();
 }

@@ -57,14 +57,13 @@ export const configSchema = z
       .transform((value) => (value === "unlimited" ? undefined : Number(value)))
       .optional(),
     /**
-     * The most client connections `npm start` holds at once; unset, what FILE_DESCRIPTOR_LIMIT leaves
-     * (http/file-descriptors.ts). Supabase's edge runtime holds connections itself and ignores it.
+     * Deno's own variable: how many workers `deno serve --parallel` runs (the production start sets
+     * it; unset, Deno runs one per core). Read so that a worker can refuse what workers cannot share.
      */
-    MAX_CONNECTIONS: z.coerce
-      .number({ message: "must be a whole number from 1 to 1000000" })
-      .int({ message: "must be a whole number from 1 to 1000000" })
-      .min(1, { message: "must be a whole number from 1 to 1000000" })
-      .max(1_000_000, { message: "must be a whole number from 1 to 1000000" })
+    DENO_JOBS: z.coerce
+      .number({ message: "must be a whole number of workers, at least 1" })
+      .int({ message: "must be a whole number of workers, at least 1" })
+      .min(1, { message: "must be a whole number of workers, at least 1" })
       .optional(),
     SIGNING_SECRET: z.string().min(1).optional(),
     /** The onboarding secret being rotated out, accepted beside SIGNING_SECRET until it is removed. */

@@ -40,7 +40,18 @@ export async function migratedDatabase(): Promise<{ url: string; server: Postgre
  */
 export async function benchDatabase(): Promise<{ url: string; server: PostgresServer }> {
   const database = await migratedDatabase();
-  await withClient(database.url, async (client) => {
+  await addFleetKeys(database.url);
+  return database;
+}
+
+/**
+ * Adds the bench's fleet of keys (`FLEET_KEYS`) to the demo account of the database at `url`.
+ *
+ * @example
+ * await addFleetKeys(url);
+ */
+export async function addFleetKeys(url: string): Promise<void> {
+  await withClient(url, async (client) => {
     // The demo account's owner: its keys read the account's daily schedule, as DEMO-0000-0000-0001 does.
     await client.query(
       `insert into public.license_keys (key, account_id, email)
@@ -50,7 +61,24 @@ export async function benchDatabase(): Promise<{ url: string; server: PostgresSe
     // As autovacuum would soon: without statistics the planner takes the table for its 5 demo rows.
     await client.query("analyze public.license_keys");
   });
-  return database;
+}
+
+/**
+ * An empty database `name` on the cluster of `database`, migrated and seeded from the checkout at
+ * `root` (another commit's, for `--against`), with the bench's fleet of keys.
+ *
+ * @example
+ * const url = await checkoutDatabase(database, "bench_327ebed", new URL("file:///tmp/checkout/"));
+ */
+export async function checkoutDatabase(database: { url: string }, name: string, root: URL): Promise<string> {
+  const admin = new URL(database.url);
+  admin.pathname = "/template1";
+  await withClient(admin.href, (client) => client.query(`create database ${name}`));
+  const url = new URL(database.url);
+  url.pathname = `/${name}`;
+  await pushMigrations(url.href, { seed: true, root });
+  await addFleetKeys(url.href);
+  return url.href;
 }
 
 /**

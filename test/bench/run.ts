@@ -5,16 +5,20 @@
 // Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`, and
 // `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
-// a kiosk_status page as an account's fleet grows (schedule-edits.ts).
+// a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
+// this tree beside that commit's server (against.ts); `--workers[=1,4]` measures the production
+// start with one worker beside two, or the counts given (workers.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
 import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.ts";
+import { compareAgainst } from "./against.ts";
 import { measureColdStart } from "./cold-start.ts";
 import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
 import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
+import { compareWorkers } from "./workers.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -38,6 +42,19 @@ const POOL_SIZE = 10;
 
 if (Deno.args.includes("--edits")) {
   await measureScheduleEdits(Deno.args);
+  Deno.exit(0);
+}
+
+if (Deno.args.some((arg) => arg === "--against" || arg.startsWith("--against="))) {
+  await compareAgainst(Deno.args);
+  Deno.exit(0);
+}
+
+const workersFlag = Deno.args.find((arg) => arg === "--workers" || arg.startsWith("--workers="));
+if (workersFlag) {
+  const counts = workersFlag.includes("=") ? workersFlag.slice("--workers=".length).split(",").map(Number) : undefined;
+  if (counts?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--workers=N,M: whole numbers of workers, at least 1");
+  await compareWorkers(counts);
   Deno.exit(0);
 }
 

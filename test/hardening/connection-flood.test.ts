@@ -7,7 +7,6 @@ import { startServer, type RunningServer } from "../support/server.ts";
 /** Low enough that a test can hold more connections than the limit, high enough for the server itself. */
 const LIMIT = 256;
 const FLOOD = LIMIT + 100;
-const REQUEST = "GET /api/v2/frequencies HTTP/1.1\r\nHost: cadence.test\r\n\r\n";
 
 /** A socket that reports what the server did to it: bytes received, and whether the server closed it. */
 interface Watched {
@@ -33,10 +32,7 @@ async function until(condition: () => boolean) {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-/** How many 200 answers a socket has received. */
-const answered = (watched: Watched) => watched.received.split("HTTP/1.1 200").length - 1;
-
-function listening(server: RunningServer): { fileDescriptorLimit: number | string; maxConnections: number } {
+function listening(server: RunningServer): { fileDescriptorLimit: number | string } {
   const line = server.logs().split("\n").find((entry) => entry.includes('"event":"listening"'));
   return JSON.parse(line ?? "{}");
 }
@@ -50,6 +46,22 @@ const alive = (pid: number) => {
   }
 };
 
+/** How often the server has taken its port again after losing its listener. */
+const reopenings = (server: RunningServer) => server.logs().split("\n").filter((line) => line.includes('"event":"listener_reopened"')).length;
+
+/** Requests until one is answered 200 (each bounded by 1 s); how many it took. The test's timeout bounds the loop. */
+async function answeredAgain(url: string): Promise<number> {
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    const status = await fetch(`${url}/api/v2/frequencies`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status, () => 0);
+    if (status === 200) return attempts;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// Bounding connections (header and idle timeouts, caps) is the reverse proxy's job
+// (proxy-floods.test.ts); the bare server need only survive a flood and answer once it ends.
 describe("npm start under a connection flood", () => {
   const database = scopedDatabase();
   let server: RunningServer;
@@ -63,96 +75,40 @@ describe("npm start under a connection flood", () => {
     await server?.stop();
   });
 
-  it(`holds ${FLOOD} idle connections under ulimit -n ${LIMIT}: refuses those past its cap, answers a kept-alive client throughout, closes the idle ones, then answers everyone`, async () => {
-    const { fileDescriptorLimit, maxConnections } = listening(server);
-    expect(fileDescriptorLimit).toBe(LIMIT);
-    expect(maxConnections).toBeLessThan(LIMIT);
-
-    // A kiosk connected before the flood, polling on its kept-alive connection throughout.
-    const kiosk = open(server.url);
-    let polling = true;
-    const polls = (async () => {
-      let sent = 0;
-      while (polling && !kiosk.closed) {
-        kiosk.socket.write(REQUEST);
-        sent++;
-        await until(() => kiosk.closed || answered(kiosk) >= sent);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    })();
-    await until(() => kiosk.received.includes("HTTP/1.1 200"));
-
-    // 25 at a time, each batch accepted before the next: a flood the server keeps up with. One that
-    // arrives all at once can outrun the cap; the burst test below covers that.
+  it(`survives ${FLOOD} idle connections under ulimit -n ${LIMIT}, more than it has descriptors for, and answers everyone once they close`, async () => {
+    expect(listening(server).fileDescriptorLimit).toBe(LIMIT);
+    const before = reopenings(server);
     for (let i = 0; i < FLOOD; i += 25) {
       const batch = Array.from({ length: Math.min(25, FLOOD - i) }, () => open(server.url));
       sockets.push(...batch);
       await until(() => batch.every((watched) => watched.connected || watched.closed));
     }
-    await until(() => sockets.filter((watched) => watched.closed).length >= FLOOD - maxConnections);
-    const answeredOnceFull = answered(kiosk);
-    // The held ones sent nothing: each is answered 408 and closed once its headers are late. Until
-    // the first of them is, the server is full, and the kiosk must still have been answered.
-    await until(() => sockets.some((watched) => watched.received.startsWith("HTTP/1.1 408")));
-    const answeredWhileFull = answered(kiosk);
-    await until(() => sockets.every((watched) => watched.closed));
-    polling = false;
-    await polls;
-    const refused = sockets.filter((watched) => watched.received === "").length;
-    const timedOut = sockets.filter((watched) => watched.received.startsWith("HTTP/1.1 408")).length;
-
+    // Past its descriptors, the process is still there.
+    const aliveDuringFlood = alive(server.pid);
+    for (const watched of sockets) watched.socket.destroy();
+    const attempts = await answeredAgain(server.url);
     const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/api/v2/frequencies`).then((r) => r.status)));
-    console.log(
-      `connection flood: ulimit -n ${fileDescriptorLimit}, cap ${maxConnections}, ${FLOOD} idle connections opened, ` +
-        `${refused} closed unanswered (past the cap), ${timedOut} held until answered 408; ` +
-        `a kept-alive client answered ${answeredWhileFull - answeredOnceFull} times while the server was full, ${answered(kiosk)} in all; ` +
-        `after: ${answers.filter((s) => s === 200).length}/20 answered 200; process alive: ${alive(server.pid)}`,
-    );
-
-    expect(refused).toBeGreaterThanOrEqual(FLOOD - maxConnections);
-    expect(timedOut).toBeGreaterThan(0);
-    expect(refused + timedOut).toBe(FLOOD);
-    expect(kiosk.closed).toBe(false);
-    expect(answeredWhileFull).toBeGreaterThan(answeredOnceFull);
+    const reopened = reopenings(server) - before;
+    console.log(`connection flood: ulimit -n ${LIMIT}, ${FLOOD} idle connections; listener reopened ${reopened} time(s); answered again after ${attempts} attempt(s), then ${answers.filter((s) => s === 200).length}/20 answered 200; process alive: ${alive(server.pid)}`);
+    expect(aliveDuringFlood).toBe(true);
+    // The flood did run the process out of descriptors: its listener was lost, and taken again.
+    expect(reopened).toBeGreaterThan(0);
     expect(answers).toEqual(Array(20).fill(200));
     expect(alive(server.pid)).toBe(true);
-    expect(server.logs()).not.toMatch(/Too many open files|os error 24/);
-    kiosk.socket.destroy();
   }, 60_000);
 
-  it("closes a connection that trickles its headers (slowloris) with 408, and one that sends nothing", async () => {
-    const trickler = open(server.url);
-    const silent = open(server.url);
-    await until(() => trickler.connected && silent.connected);
-    trickler.socket.write("GET /api/v2/frequencies HTTP/1.1\r\nHost: cadence.test\r\n");
-    let lines = 0;
-    // A header line every half second, never the blank line that ends them.
-    while (!trickler.closed) {
-      trickler.socket.write(`X-Trickle-${lines++}: x\r\n`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    await until(() => silent.closed);
-    expect(lines).toBeGreaterThan(1);
-    expect(trickler.received).toMatch(/^HTTP\/1\.1 408/);
-    expect(silent.received).toMatch(/^HTTP\/1\.1 408/);
-    expect(alive(server.pid)).toBe(true);
-  }, 60_000);
-
-  it("recovers from a burst of 1,500 connections opened at once (wrk -c1500), which outruns the cap", async () => {
+  it("survives a burst of 1,500 connections opened at once (wrk -c1500), and answers again once it ends", async () => {
+    const before = reopenings(server);
     const burst = Array.from({ length: 1_500 }, () => open(server.url));
     sockets.push(...burst);
     await until(() => burst.every((watched) => watched.connected || watched.closed));
+    const aliveDuringBurst = alive(server.pid);
     for (const watched of burst) watched.socket.destroy();
-    // Answered again once the burst is gone: at once, or after the listener is reopened.
-    let attempts = 0;
-    for (;;) {
-      attempts++;
-      const status = await fetch(`${server.url}/api/v2/frequencies`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status, () => 0);
-      if (status === 200) break;
-    }
+    const attempts = await answeredAgain(server.url);
     const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/api/v2/frequencies`).then((r) => r.status)));
-    const reopened = server.logs().split("\n").filter((line) => line.includes('"event":"listener_reopened"')).length;
-    console.log(`burst of 1,500: answered again after ${attempts} attempt(s), listener reopened ${reopened} time(s) so far, then ${answers.filter((s) => s === 200).length}/20 answered 200; process alive: ${alive(server.pid)}`);
+    const reopened = reopenings(server) - before;
+    console.log(`burst of 1,500: answered again after ${attempts} attempt(s), listener reopened ${reopened} time(s), then ${answers.filter((s) => s === 200).length}/20 answered 200; process alive: ${alive(server.pid)}`);
+    expect(aliveDuringBurst).toBe(true);
     expect(answers).toEqual(Array(20).fill(200));
     expect(alive(server.pid)).toBe(true);
   }, 60_000);
@@ -171,10 +127,7 @@ describe("npm start's descriptor limit", () => {
     await server?.stop();
   });
 
-  it("raises the soft limit to the hard one and logs the figure it got and the cap it follows from", () => {
-    const { fileDescriptorLimit, maxConnections } = listening(server);
-    expect(fileDescriptorLimit).toBe(hard);
-    expect(maxConnections).toBeGreaterThan(0);
-    expect(maxConnections).toBeLessThan(hard);
+  it("raises the soft limit to the hard one and logs the figure it got", () => {
+    expect(listening(server).fileDescriptorLimit).toBe(hard);
   });
 });

@@ -20,19 +20,20 @@ import type { PerKioskDay } from "./summary.ts";
  *   the billing page read gives 10,000 commands a second for free and pay as you go and no figure
  *   for the fixed plans, an older copy of Upstash's plan table (March 2025) gave 1,000 a second
  *   for Fixed 250MB and 1GB: 10,000 is assumed, and the README shows what 1,000 changes.
- * - `managedRedisMonthly`: a plain managed Redis for `REDIS_URL`. The search found no managed
- *   Redis price with a published throughput (2026-11-25); Redis Cloud Essentials is listed from
- *   $5 a month at 250 MB with 100 to 25K operations a second by size (redis.io/pricing, as
- *   transcribed by api-evangelist/redis, 2026-05-04). $30 is an input to replace with a quote.
  * - `vmHourly`, `vmCores`: a rented VM for `npm start`: Hetzner cx33, 4 vCPU x86, EUR 0.011 an hour
  *   (docs.cnap.tech/compute/providers/hetzner, read 2026-11-25), taken as $0.012 at 1.08 $/EUR.
  *   `vmEgressPrice`: $0 per GB; Hetzner includes traffic with each server, but the search found
  *   no published allowance (2026-11-25): an input.
+ * - `proxyCpuMsPerRequest`: what HAProxy (functions/production/haproxy.cfg) spends on a request
+ *   that opens a TLS connection of its own, as a kiosk polling every minute does (the keep-alive
+ *   timeout is 2 s): 0.67 ms of CPU, measured here with `openssl s_time -new` (2,689 full handshakes
+ *   through it to a bare Deno.serve, ECDSA P-256 certificate, 2026-11-25, on a shared 2-core machine);
+ *   a request on a kept-alive connection cost 0.025 ms. The certificate costs nothing (Let's Encrypt).
  * - `COMPUTE_SIZES`: below.
  * `utilisation`, `poolPerInstance`, `poolPerProcess`, `minVms` and `peakFactor` are not prices:
  * how busy a core may get, the pool each function instance opens (`max: 5` on SUPABASE_DB_URL) and
- * each `npm start` process (`max: 10` on DATABASE_URL, functions/app/runtime.ts), the VMs kept for
- * availability, and the peak request rate over the day's mean (for request-rate limits).
+ * each worker of `npm run start:workers` (`max: 10` on DATABASE_URL, functions/app/runtime.ts), the
+ * VMs kept for availability, and the peak request rate over the day's mean (for request-rate limits).
  */
 export const DEFAULT_PRICES = {
   invocationPrice: 2,
@@ -46,10 +47,10 @@ export const DEFAULT_PRICES = {
   upstashBandwidthPrice: 0.03,
   paygCommandsPerSecond: 10_000,
   fixedCommandsPerSecond: 10_000,
-  managedRedisMonthly: 30,
   vmHourly: 0.012,
   vmCores: 4,
   vmEgressPrice: 0,
+  proxyCpuMsPerRequest: 0.67,
   minVms: 2,
   utilisation: 0.5,
   poolPerInstance: 5,
@@ -195,8 +196,10 @@ function edgeProfile(name: string, load: Load, prices: Prices, redis: { lines: L
 /**
  * Every way to run `kiosks` kiosks, priced from one kiosk's measured day, cheapest first:
  * Edge Functions with Upstash pay as you go, with Upstash's cheapest fixed plan whose limits hold
- * the load (or, if none does, the largest, flagged), with a plain managed Redis; and `npm start`
- * self-hosted on rented VMs next to Supabase Postgres. Every profile pays Supabase for the plan,
+ * the load (or, if none does, the largest, flagged); and `npm run start:workers` self-hosted behind
+ * HAProxy on rented VMs next to Supabase Postgres. A plain managed Redis on Edge Functions is not
+ * priced: the edge bundle carries no Redis client over TCP (rate-limit/plain-redis.ts is imported
+ * only off the edge), so that profile could not run as priced. Every profile pays Supabase for the plan,
  * the database (sized from the measured database CPU and the pooler clients the servers hold) and
  * egress (the measured bytes of each answer).
  *
@@ -228,27 +231,27 @@ export function costProfiles(kiosks: number, day: PerKioskDay, prices: Prices): 
     caveats: [`fixed plans' request rate assumed ${prices.fixedCommandsPerSecond}/s (--fixed-commands-per-second)`, "Redis bytes are measured on the RESP wire; Upstash's REST calls add HTTP framing"],
   });
 
-  const managed = edgeProfile("Edge Functions + managed Redis (REDIS_URL)", load, prices, {
-    lines: [{ item: "managed Redis", quantity: perSecond, cost: prices.managedRedisMonthly }],
-    exceeds: [],
-    caveats: [
-      "the api function does not bundle node-redis today (rate-limit/plain-redis.ts is imported only off the edge): this profile needs it bundled and TCP from the edge, neither measured here",
-      "managed Redis price is an input (--managed-redis-monthly); no sourced price with a published throughput",
-    ],
-  });
-
-  // Self-hosted: one `npm start` process per core, at `utilisation`; Redis on one of the VMs.
-  const processes = Math.max(1, Math.ceil(load.serverCores / prices.utilisation));
-  const vms = Math.max(prices.minVms, Math.ceil(processes / prices.vmCores));
-  const supabase = supabaseLines(load, prices, vms * prices.vmCores * prices.poolPerProcess, load.answerGb);
+  // Self-hosted: `npm run start:workers` on each VM, one worker per core, behind HAProxy on the same
+  // VM, which terminates TLS; redis-server on one of them. The VMs hold the workers' measured CPU
+  // and the proxy's, at `utilisation`.
+  const seconds = HOURS * 3600;
+  const proxyCores = ((load.requests / seconds) * prices.proxyCpuMsPerRequest) / 1000;
+  const vms = Math.max(prices.minVms, Math.ceil((load.serverCores + proxyCores) / prices.utilisation / prices.vmCores));
+  const workers = vms * prices.vmCores;
+  const supabase = supabaseLines(load, prices, workers * prices.poolPerProcess, load.answerGb);
   const selfLines = [
-    { item: `VMs (${prices.vmCores} cores each)`, quantity: `${vms} for ${round(load.serverCores)} server cores measured`, cost: money(vms * prices.vmHourly * HOURS) },
+    {
+      item: `VMs (${prices.vmCores} cores each: HAProxy and ${prices.vmCores} workers)`,
+      quantity: `${vms} for ${round(load.serverCores)} server cores measured and ${round(proxyCores)} proxy cores (TLS)`,
+      cost: money(vms * prices.vmHourly * HOURS),
+    },
+    { item: "TLS certificate (Let's Encrypt)", quantity: `${vms} VMs`, cost: 0 },
     { item: "VM egress", quantity: `${round(load.answerGb, 1)} GB`, cost: money(load.answerGb * prices.vmEgressPrice) },
     ...supabase.lines,
   ];
   const selfTotal = money(selfLines.reduce((sum, line) => sum + line.cost, 0));
   const selfHosted: Profile = {
-    name: "self-hosted npm start on VMs + Supabase Postgres",
+    name: "self-hosted workers behind HAProxy on VMs + Supabase Postgres",
     onEdgeFunctions: false,
     lines: selfLines,
     total: selfTotal,
@@ -256,10 +259,12 @@ export function costProfiles(kiosks: number, day: PerKioskDay, prices: Prices): 
     exceeds: supabase.exceeds,
     caveats: [
       "Supabase egress here is the pooler's answers to the servers, taken as the answers' bytes",
-      "redis-server runs on one of the VMs (its CPU is small beside the server's); no load balancer priced",
+      "the server cores were measured on one npm start process; workers add no CPU per request (npm run bench -- --workers)",
+      `the proxy's CPU assumes every request opens a TLS connection of its own (${prices.proxyCpuMsPerRequest} ms, --proxy-cpu-ms-per-request)`,
+      "redis-server runs on one of the VMs (its CPU is small beside the server's); the VMs share the traffic by DNS, no load balancer priced",
     ],
   };
 
-  const profiles = [payg, fixed, managed, selfHosted].sort((a, b) => a.total - b.total);
+  const profiles = [payg, fixed, selfHosted].sort((a, b) => a.total - b.total);
   return { load, profiles };
 }

@@ -39,7 +39,7 @@ describe("cost profiles (npm run simulate -- --cost-for N): Edge Functions", () 
   });
 
   it("prices egress from the measured bytes of each answer, beyond the included GB", () => {
-    const p = profile(100_000, /managed Redis/);
+    const p = profile(100_000, /pay as you go/);
     const gb = (100_000 * day.answerBytes * MONTH_DAYS) / 1e9;
     expect(line(p, /egress/).cost).toBeCloseTo((gb - DEFAULT_PRICES.egressIncludedGb) * DEFAULT_PRICES.egressPrice, 1);
   });
@@ -58,13 +58,32 @@ describe("cost profiles: the database is sized smoothly", () => {
   });
 });
 
-describe("cost profiles: self-hosted npm start", () => {
-  it("rents VMs for the measured server CPU, at least two", () => {
+describe("cost profiles: self-hosted workers behind HAProxy", () => {
+  it("rents VMs for the measured server CPU and the proxy's TLS, at least two", () => {
     const p = profile(1000, /self-hosted/);
     expect(line(p, /VMs/).quantity).toMatch(/^2 for/);
     const big = profile(10_000_000, /self-hosted/);
-    const cores = (10_000_000 * day.serverCpuSeconds) / 86_400;
-    expect(Number(line(big, /VMs/).quantity.split(" ")[0])).toBe(Math.ceil(Math.ceil(cores / 0.5) / DEFAULT_PRICES.vmCores));
+    const serverCores = (10_000_000 * day.serverCpuSeconds) / 86_400;
+    const proxyCores = ((10_000_000 * day.requests) / 86_400) * DEFAULT_PRICES.proxyCpuMsPerRequest / 1000;
+    expect(Number(line(big, /VMs/).quantity.split(" ")[0])).toBe(Math.ceil((serverCores + proxyCores) / 0.5 / DEFAULT_PRICES.vmCores));
+  });
+
+  it("runs one worker per VM core, each with its own pool against the pooler", () => {
+    const p = profile(10_000_000, /self-hosted/);
+    const vms = Number(line(p, /VMs/).quantity.split(" ")[0]);
+    expect(line(p, /database compute/).quantity).toContain(`${vms * DEFAULT_PRICES.vmCores * DEFAULT_PRICES.poolPerProcess} pooler clients`);
+  });
+
+  it("prices the TLS certificate at nothing and the proxy as CPU on the VMs", () => {
+    const p = profile(100_000, /self-hosted/);
+    expect(line(p, /TLS certificate/).cost).toBe(0);
+    expect(line(p, /VMs/).item).toMatch(/HAProxy and \d+ workers/);
+  });
+});
+
+describe("cost profiles: only what runs as priced", () => {
+  it("offers no managed Redis on Edge Functions: the edge bundle has no Redis client over TCP", () => {
+    expect(costProfiles(100_000, day, DEFAULT_PRICES).profiles.map((p) => p.name).filter((name) => /managed Redis/.test(name))).toEqual([]);
   });
 });
 

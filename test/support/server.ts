@@ -4,13 +4,13 @@ import { childEnv } from "./child-env.ts";
 import { assertRealClockOnly } from "./clock.ts";
 import { leaksIn } from "./log-leaks.ts";
 
-const root = new URL("../../", import.meta.url);
-const deno = new URL("node_modules/.bin/deno", root).pathname;
+const here = new URL("../../", import.meta.url);
 
-const startScript: string = JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts.start;
+/** A start script of package.json in the checkout at `root`. */
+const startScriptOf = (root: URL, script = "start"): string => JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts[script];
 
 /** The V8 flags `npm start` gives the server, so tests and the benchmark run it as users do. */
-export const startV8Flags: string[] = startScript.match(/--v8-flags=\S+/g) ?? [];
+export const startV8Flags: string[] = startScriptOf(here).match(/--v8-flags=\S+/g) ?? [];
 
 export interface StartOptions {
   /**
@@ -23,6 +23,13 @@ export interface StartOptions {
    * included) instead of the entry under `deno run -A`; `entry` is then the API's.
    */
   startScript?: boolean;
+  /** The package.json script `startScript` runs: `start` by default, `start:workers` for the production start. */
+  script?: "start" | "start:workers";
+  /**
+   * The checkout to run: its entry, its package.json's start flags, its node_modules (another
+   * commit's, for the benchmark's `--against`); this one by default.
+   */
+  root?: URL;
 }
 
 export interface RunningServer {
@@ -55,7 +62,10 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   for (const url of [env.DATABASE_URL, env.SUPABASE_DB_URL]) if (url) assertRealClockOnly(url);
-  const args = ["run", "-A", ...startV8Flags, entry];
+  const root = options.root ?? here;
+  const deno = new URL("node_modules/.bin/deno", root).pathname;
+  const startScript = startScriptOf(root, options.script);
+  const args = ["run", "-A", ...(startScript.match(/--v8-flags=\S+/g) ?? []), entry];
   // The figure npm start reports, so the server caps its connections as it would under npm start.
   const limit = options.ulimit ? String(options.ulimit.soft) : execFileSync("sh", ["-c", "ulimit -Sn"], { encoding: "utf8" }).trim();
   const spawnOptions = { cwd: root.pathname, env: childEnv({ PORT: "0", FILE_DESCRIPTOR_LIMIT: limit, ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };

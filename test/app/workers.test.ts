@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../../functions/app/config.ts";
+import { refuseUnshared } from "../../functions/app/shared-by-workers.ts";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
+import { startServer } from "../support/server.ts";
+
+const refusal = (env: Record<string, string>, workers: number) => {
+  try {
+    refuseUnshared(parseConfig(env), workers);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+};
+
+describe("workers of npm run start:workers share what they must", () => {
+  it("accepts one worker with anything, and several with limits in Redis or Upstash and a Postgres", () => {
+    expect(refusal({}, 1)).toBeUndefined();
+    expect(refusal({ DATABASE_URL: "postgres://db/x", REDIS_URL: "redis://r:6379" }, 4)).toBeUndefined();
+    expect(refusal({ SUPABASE_DB_URL: "postgres://db/x", UPSTASH_REDIS_REST_URL: "https://u.example", UPSTASH_REDIS_REST_TOKEN: "t" }, 16)).toBeUndefined();
+  });
+
+  it("refuses several workers with the in-memory limiter, naming the variables", () => {
+    expect(refusal({ DATABASE_URL: "postgres://db/x" }, 2)).toBe(
+      "invalid configuration\n  DENO_JOBS: 2 workers need their rate limits in Redis: set REDIS_URL or UPSTASH_REDIS_REST_URL, or DENO_JOBS=1",
+    );
+  });
+
+  it("refuses several workers on PGlite, naming the variables", () => {
+    expect(refusal({ REDIS_URL: "redis://r:6379" }, 3)).toBe(
+      "invalid configuration\n  DENO_JOBS: 3 workers need Postgres (PGlite admits one process): set DATABASE_URL, or DENO_JOBS=1",
+    );
+  });
+
+  it("reads DENO_JOBS as a whole number of workers", () => {
+    expect(parseConfig({ DENO_JOBS: "4" }).DENO_JOBS).toBe(4);
+    expect(() => parseConfig({ DENO_JOBS: "0" })).toThrow("DENO_JOBS: must be a whole number of workers, at least 1");
+  });
+});
+
+describe.skipIf(!redisServerAvailable())("npm run start:workers", () => {
+  let database: TestDatabase;
+  let redis: RedisServer;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    await database?.drop();
+  });
+
+  it("stops at start with the message when two workers would keep their limits in memory", async () => {
+    const started = startServer({ DATABASE_URL: database.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });
+    await expect(started).rejects.toThrow(/exited with 1:[\s\S]*DENO_JOBS: 2 workers need their rate limits in Redis/);
+  }, 60_000);
+
+  it("serves the interface from two workers on one port, limits in Redis", async () => {
+    const server = await startServer({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });
+    try {
+      expect(server.logs()).toMatch(/"event":"listening","port":\d+,"workers":2/);
+      const statuses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/api/v2/frequencies`).then((r) => r.status)));
+      expect(statuses).toEqual(Array(20).fill(200));
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
