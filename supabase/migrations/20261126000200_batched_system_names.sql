@@ -6,6 +6,20 @@
 -- batch, each name answered as if it had been set alone. cadence.set_system_name and
 -- cadence.validate_license now run through these functions, so each rule lives once.
 
+-- The account a key belongs to (cadence.key_belongs_to): its owner link, else the account of its
+-- stored e-mail. A join on that rule written as one OR cannot use an index, and read every account
+-- for each key of a batch (seconds for a batch of 256 among 2,000 accounts); this is two index lookups.
+create function cadence.key_account_id(p_account_id uuid, p_email text)
+returns uuid
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(p_account_id, (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(p_email)))
+$$;
+comment on function cadence.key_account_id(uuid, text) is
+  'The id of the account a key belongs to: its owner link, else the account of its stored e-mail (case-insensitively), else null.';
+
 -- One pass answers each key's first position still unanswered; a key named twice in a batch is
 -- named twice, in order, a pass each. Within a pass:
 -- - an unknown key, and a name equal to the stored one, are answered from a plain read (no lock);
@@ -62,8 +76,7 @@ begin
       select distinct pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0) as h
         from unnest(v_pass) as p(n)
         join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
-        left join public.accounts as a
-          on a.id = k.account_id or (k.account_id is null and pg_catalog.lower(a.email) = pg_catalog.lower(k.email))
+        left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
        order by h)
     loop
       perform pg_catalog.pg_advisory_xact_lock(v_lock);
@@ -75,8 +88,7 @@ begin
              coalesce(a.id::text, pg_catalog.lower(k.email)) as account_group
         from unnest(v_pass) as p(n)
         left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
-        left join public.accounts as a
-          on a.id = k.account_id or (k.account_id is null and pg_catalog.lower(a.email) = pg_catalog.lower(k.email))
+        left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
     ), judged as (
       select q.n, q.key, q.name, q.account_group,
              case
@@ -198,6 +210,8 @@ as $$
     from cadence.validate_and_name_licenses(array[p_key], array[p_email], array[p_system_name]) as v
 $$;
 
+revoke execute on function cadence.key_account_id(uuid, text) from public;
+grant execute on function cadence.key_account_id(uuid, text) to service_role;
 revoke execute on function cadence.set_system_names(text[], text[]) from public;
 grant execute on function cadence.set_system_names(text[], text[]) to service_role;
 revoke execute on function cadence.validate_and_name_licenses(text[], text[], text[]) from public;

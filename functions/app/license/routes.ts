@@ -5,7 +5,7 @@ import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
 import { ageHeader } from "../http/age-header.ts";
-import { batchWhileBusy } from "../kiosk-read/batch-while-busy.ts";
+import { batchWhileBusy, MAX_WRITE_BATCH } from "../kiosk-read/batch-while-busy.ts";
 import { kioskRead } from "../kiosk-read/kiosk-read.ts";
 import type { Known } from "../kiosk-read/last-known-good.ts";
 import { noCredential } from "../http/openapi-security.ts";
@@ -47,10 +47,11 @@ export function licenseRoutes(app: App, deps: Deps): void {
   // Writes (a system name, a validation that sets one) are batched the same way, one statement at a
   // time per route, through the write lane: a fleet booting at once costs one statement a batch,
   // not one a kiosk queued behind the lane's few connections. They have no last known good.
-  const namingValidations = batchWhileBusy((inputs: Array<ValidationInput & { systemName: string }>, options) =>
-    validateAndNameLicenses(deps.writes, inputs, options)
+  const namingValidations = batchWhileBusy(
+    (inputs: Array<ValidationInput & { systemName: string }>, options) => validateAndNameLicenses(deps.writes, inputs, options),
+    MAX_WRITE_BATCH,
   );
-  const names = batchWhileBusy((asks: NameAsk[], options) => setSystemNames(deps.writes, asks, options));
+  const names = batchWhileBusy((asks: NameAsk[], options) => setSystemNames(deps.writes, asks, options), MAX_WRITE_BATCH);
   const check = (input: ValidationInput): Promise<Known<Validation>> =>
     input.systemName === null
       ? validations(`${input.key}\n${input.email}`, (read) => read(input))
