@@ -2143,16 +2143,18 @@ begin
     v_pass := array(select distinct on (p_keys[l.n]) l.n from unnest(v_left) as l(n) order by p_keys[l.n], l.n);
     v_left := array(select l.n from unnest(v_left) as l(n) where l.n <> all (v_pass));
 
-    -- Answered from a plain read; what is left to write stays in v_pass.
-    return query
-      select p.n, case when k.key is null then 'unknown_license' else 'unchanged' end
-        from unnest(v_pass) as p(n)
-        left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
-       where k.key is null or k.system_name = p_names[p.n];
-    v_pass := array(
-      select p.n from unnest(v_pass) as p(n)
-        join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
-       where k.system_name is distinct from p_names[p.n]);
+    -- Answered from a plain read (one statement, so every position is answered or left to write).
+    select coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is not null), '{}'),
+           coalesce(pg_catalog.array_agg(r.answer) filter (where r.answer is not null), '{}'),
+           coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is null), '{}')
+      into v_judged, v_verdicts, v_pass
+      from (select p.n,
+                   case when k.key is null then 'unknown_license'
+                        when k.system_name = p_names[p.n] then 'unchanged'
+                   end as answer
+              from unnest(v_pass) as p(n)
+              left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)) as r;
+    return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
     continue when pg_catalog.cardinality(v_pass) = 0;
 
     perform from public.license_keys as k
