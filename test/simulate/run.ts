@@ -100,7 +100,7 @@ async function simulate(options: RunOptions): Promise<number> {
     // CPU per minute of the run, each part apart: the server's, the simulator's, the database's, the machine's.
     const cpuAt = async () => {
       const reading = await meters.read();
-      return { server: reading.serverCpuSeconds, simulator: simulatorCpuSeconds(), database: reading.databaseCpuSeconds, machine: machineBusySeconds() };
+      return { at: now(), server: reading.serverCpuSeconds, simulator: simulatorCpuSeconds(), database: reading.databaseCpuSeconds, machine: machineBusySeconds() };
     };
     const cpuReadings = [await cpuAt()];
     const cpuSampled = (async () => {
@@ -204,6 +204,7 @@ async function simulate(options: RunOptions): Promise<number> {
       const before = cpuReadings[minute];
       return {
         minute,
+        seconds: round((reading.at - before.at) / 1000),
         byStatus: tally.byMinute[minute] ?? {},
         cpuSeconds: {
           server: round(reading.server - before.server),

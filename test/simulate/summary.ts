@@ -19,11 +19,14 @@ export type PerKioskDay = z.infer<typeof PerKioskDay>;
 /**
  * One minute of the run (from its start; the first is the boot of the fleet): the answers to the
  * requests sent in it, per status, and the CPU seconds each part used in it, so a reader sees which
- * was the limit. A minute holds `cores` x 60 CPU seconds; `machine` counts every process, the
- * simulation's and anyone else's on a shared machine.
+ * was the limit. The CPU was read `seconds` apart (60, or a little more when the machine was late
+ * to wake the reader; less for a last part-minute), which hold `cores` x `seconds` CPU seconds;
+ * `machine` counts every process, the simulation's and anyone else's on a shared machine.
  */
 export const Minute = z.object({
   minute: z.number().int(),
+  /** Absent in summaries written before it was recorded (one committed 20,000-kiosk run). */
+  seconds: z.number().optional(),
   byStatus: z.record(z.string(), z.number().int()),
   cpuSeconds: z.object({ server: z.number(), simulator: z.number(), database: z.number(), machine: z.number() }),
 });
@@ -54,7 +57,7 @@ export const Summary = z.object({
   byRoute: z.record(z.string(), z.record(z.string(), z.number().int())).optional(),
   /** Minute by minute, answers and CPU (`Minute`); absent in older summaries. */
   byMinute: z.array(Minute).optional(),
-  /** The machine's cores (a minute holds cores x 60 CPU seconds); absent in older summaries. */
+  /** The machine's cores (a minute of `seconds` holds cores x seconds CPU seconds); absent in older summaries. */
   cores: z.number().int().optional(),
   unexpected: z.number().int(),
   latencyMs: z.object({ p50: z.number(), p99: z.number() }),
