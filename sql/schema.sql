@@ -879,6 +879,25 @@ COMMENT ON FUNCTION cadence.holder_schedule_ids() IS 'The schedules of the signe
 
 
 --
+-- Name: key_account_id(uuid, text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) RETURNS uuid
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select coalesce(p_account_id, (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(p_email)))
+$$;
+
+
+--
+-- Name: FUNCTION key_account_id(p_account_id uuid, p_email text); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) IS 'The id of the account a key belongs to: its owner link, else the account of its stored e-mail (case-insensitively), else null.';
+
+
+--
 -- Name: accounts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -2131,63 +2150,10 @@ COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known k
 --
 
 CREATE FUNCTION cadence.set_system_name(p_key text, p_name text) RETURNS text
-    LANGUAGE plpgsql
+    LANGUAGE sql
     SET search_path TO ''
     AS $$
-declare
-  v_key public.license_keys;
-  v_account public.accounts;
-begin
-  -- Re-sending the current name is answered from a plain read: no write, not even a row lock.
-  -- The comparison is exact, so a key may change the case of its own name.
-  select k.* into v_key from public.license_keys as k where k.key = p_key;
-  if not found then
-    return 'unknown_license';
-  end if;
-  if v_key.system_name = p_name then
-    return 'unchanged';
-  end if;
-
-  select k.* into v_key from public.license_keys as k where k.key = p_key for update;
-  if v_key.system_name = p_name then
-    return 'unchanged';
-  end if;
-
-  -- The account the key belongs to (cadence.key_belongs_to): its owner link, else the account of
-  -- its stored e-mail. A key of an e-mail with no account yet is grouped by that e-mail alone.
-  select a.* into v_account
-    from public.accounts as a
-   where a.id = v_key.account_id
-      or (v_key.account_id is null and lower(a.email) = lower(v_key.email));
-
-  -- Serialises name changes within one account, so the check below also covers what the unique
-  -- index cannot see: an unlinked key and a linked key of the same account.
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended(
-    'cadence.system_name:' || coalesce(v_account.id::text, lower(v_key.email)), 0));
-
-  if exists (
-    select from public.license_keys as other
-     where other.key <> v_key.key
-       -- The stored form of a name written before names were normalised, so it blocks its look-alike.
-       and lower(cadence.system_name_form(other.system_name)) = lower(p_name)
-       -- Candidates through indexes (owner link, or stored e-mail); key_belongs_to decides.
-       and (other.account_id = v_account.id or lower(other.email) = lower(coalesce(v_account.email, v_key.email)))
-       and case when v_account.id is null
-                then other.account_id is null and lower(other.email) = lower(v_key.email)
-                else cadence.key_belongs_to(other, v_account)
-           end
-  ) then
-    return 'taken';
-  end if;
-
-  begin
-    update public.license_keys as k set system_name = p_name where k.key = v_key.key;
-  exception when unique_violation then
-    -- A writer outside this function (a dashboard edit) took the name first.
-    return 'taken';
-  end;
-  return 'ok';
-end
+  select s.outcome from cadence.set_system_names(array[p_key], array[p_name]) as s
 $$;
 
 
@@ -2196,6 +2162,130 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already in cadence.system_name_form): ok, unchanged, taken (another key of the account has it, as stored or in its form, regardless of case) or unknown_license.';
+
+
+--
+-- Name: set_system_names(text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) RETURNS TABLE(n bigint, outcome text)
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+declare
+  v_left bigint[] := array(select pg_catalog.generate_series(1::bigint, pg_catalog.cardinality(p_keys)::bigint));
+  v_pass bigint[];
+  v_lock bigint;
+  v_winners bigint[];
+  v_winner bigint;
+  v_judged bigint[];
+  v_verdicts text[];
+  v_taken bigint[] := '{}';
+begin
+  while pg_catalog.cardinality(v_left) > 0 loop
+    v_pass := array(select distinct on (p_keys[l.n]) l.n from unnest(v_left) as l(n) order by p_keys[l.n], l.n);
+    v_left := array(select l.n from unnest(v_left) as l(n) where l.n <> all (v_pass));
+
+    -- Answered from a plain read (one statement, so every position is answered or left to write).
+    select coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is not null), '{}'),
+           coalesce(pg_catalog.array_agg(r.answer) filter (where r.answer is not null), '{}'),
+           coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is null), '{}')
+      into v_judged, v_verdicts, v_pass
+      from (select p.n,
+                   case when k.key is null then 'unknown_license'
+                        when k.system_name = p_names[p.n] then 'unchanged'
+                   end as answer
+              from unnest(v_pass) as p(n)
+              left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)) as r;
+    return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
+    continue when pg_catalog.cardinality(v_pass) = 0;
+
+    perform from public.license_keys as k
+      where k.key = any (array(select p_keys[p.n] from unnest(v_pass) as p(n)))
+      order by k.key
+        for update;
+    -- Serialises name changes within each account, so the check below also covers what the unique
+    -- index cannot see: an unlinked key and a linked key of the same account.
+    foreach v_lock in array array(
+      select distinct pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0) as h
+        from unnest(v_pass) as p(n)
+        join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
+        left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
+       order by h)
+    loop
+      perform pg_catalog.pg_advisory_xact_lock(v_lock);
+    end loop;
+
+    -- Under the locks (a new snapshot): each key's verdict, then the first asker of each name.
+    with asked as (
+      select p.n, k as key_row, a as account_row, k.key, p_names[p.n] as name, k.system_name as stored,
+             coalesce(a.id::text, pg_catalog.lower(k.email)) as account_group
+        from unnest(v_pass) as p(n)
+        left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
+        left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
+    ), judged as (
+      select q.n, q.key, q.name, q.account_group,
+             case
+               -- Deleted since the plain read.
+               when q.key is null then 'unknown_license'
+               when q.stored = q.name then 'unchanged'
+               when exists (
+                 select from public.license_keys as other
+                  where other.key <> q.key
+                    -- The stored form of a name written before names were normalised, so it blocks its look-alike.
+                    and pg_catalog.lower(cadence.system_name_form(other.system_name)) = pg_catalog.lower(q.name)
+                    -- Candidates through indexes (owner link, or stored e-mail); key_belongs_to decides.
+                    and (other.account_id = (q.account_row).id
+                         or pg_catalog.lower(other.email) = pg_catalog.lower(coalesce((q.account_row).email, (q.key_row).email)))
+                    and case when (q.account_row).id is null
+                             then other.account_id is null and pg_catalog.lower(other.email) = pg_catalog.lower((q.key_row).email)
+                             else cadence.key_belongs_to(other, q.account_row)
+                        end)
+               then 'taken'
+             end as verdict
+        from asked as q
+    ), ranked as (
+      select j.n, j.verdict,
+             pg_catalog.row_number() over (partition by j.account_group, pg_catalog.lower(j.name), j.verdict is null order by j.n) as place
+        from judged as j
+    )
+    select pg_catalog.array_agg(r.n order by r.n) filter (where r.verdict is null and r.place = 1),
+           pg_catalog.array_agg(r.n order by r.n) filter (where r.verdict is not null or r.place > 1),
+           pg_catalog.array_agg(coalesce(r.verdict, 'taken') order by r.n) filter (where r.verdict is not null or r.place > 1)
+      into v_winners, v_judged, v_verdicts
+      from ranked as r;
+
+    return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
+
+    begin
+      update public.license_keys as k
+         set system_name = p_names[w.n]
+        from unnest(v_winners) as w(n)
+       where k.key = p_keys[w.n]
+         and k.key = any (p_keys);
+    exception when unique_violation then
+      foreach v_winner in array v_winners loop
+        begin
+          update public.license_keys as k set system_name = p_names[v_winner] where k.key = p_keys[v_winner];
+        exception when unique_violation then
+          v_taken := v_taken || v_winner;
+        end;
+      end loop;
+    end;
+    return query
+      select w.n, case when w.n = any (v_taken) then 'taken' else 'ok' end
+        from unnest(v_winners) as w(n);
+  end loop;
+end
+$$;
+
+
+--
+-- Name: FUNCTION set_system_names(p_keys text[], p_names text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS 'Sets each key''s system name (already in cadence.system_name_form) to the name at the same position, one row per position n (1-based): ok, unchanged, taken (another key of the account has it, as stored or in its form, regardless of case, or asked for it earlier in the batch) or unknown_license.';
 
 
 --
@@ -2290,33 +2380,62 @@ COMMENT ON FUNCTION cadence.unscheduled_payload() IS 'The payload of a key with 
 
 
 --
--- Name: validate_license(text, text, text); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: validate_and_name_licenses(text[], text[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.validate_license(p_key text, p_email text, p_system_name text DEFAULT NULL::text) RETURNS TABLE(outcome text, owner_email text, system_name_status text)
+CREATE FUNCTION cadence.validate_and_name_licenses(p_keys text[], p_emails text[], p_names text[]) RETURNS TABLE(n bigint, outcome text, owner_email text, system_name_status text)
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 declare
-  v_outcome text;
-  v_owner_email text;
+  v_n bigint[];
+  v_outcomes text[];
+  v_owner_emails text[];
+  v_named bigint[];
+  v_name_outcomes text[];
 begin
-  select v.outcome, v.owner_email into v_outcome, v_owner_email
-    from cadence.validate_licenses(array[p_key], array[p_email]) as v;
-  if v_outcome <> 'valid' then
-    return query select v_outcome, null::text, null::text;
-    return;
-  end if;
-
-  -- The name is set after the key's row is locked by the validation above: the lock order of
-  -- cadence.set_system_name. Re-sending the current name is `ok`: the key has the name it asked
-  -- for. `unchanged` means no name was sent.
-  return query select 'valid', v_owner_email,
-    case when p_system_name is null then 'unchanged'
-         when cadence.set_system_name(p_key, p_system_name) = 'taken' then 'conflict'
-         else 'ok'
-    end;
+  select pg_catalog.array_agg(v.n order by v.n), pg_catalog.array_agg(v.outcome order by v.n), pg_catalog.array_agg(v.owner_email order by v.n)
+    into v_n, v_outcomes, v_owner_emails
+    from cadence.validate_licenses(p_keys, p_emails) as v;
+  v_named := array(
+    select v.n from unnest(v_n, v_outcomes) as v(n, outcome)
+     where v.outcome = 'valid' and p_names[v.n] is not null
+     order by v.n);
+  select pg_catalog.array_agg(s.outcome order by s.n)
+    into v_name_outcomes
+    from cadence.set_system_names(array(select p_keys[m.n] from unnest(v_named) with ordinality as m(n, at) order by m.at),
+                                  array(select p_names[m.n] from unnest(v_named) with ordinality as m(n, at) order by m.at)) as s;
+  -- `ok` for a name re-sent as stored too: the key has the name it asked for. `unchanged`: no name sent.
+  return query
+    select v.n, v.outcome, v.owner_email,
+           case when v.outcome <> 'valid' then null
+                when p_names[v.n] is null then 'unchanged'
+                when s.outcome = 'taken' then 'conflict'
+                else 'ok'
+           end
+      from unnest(v_n, v_outcomes, v_owner_emails) as v(n, outcome, owner_email)
+      left join unnest(v_named, v_name_outcomes) as s(n, outcome) on s.n = v.n;
 end
+$$;
+
+
+--
+-- Name: FUNCTION validate_and_name_licenses(p_keys text[], p_emails text[], p_names text[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.validate_and_name_licenses(p_keys text[], p_emails text[], p_names text[]) IS 'Validates each key for the e-mail at the same position (cadence.validate_licenses) and, when valid and a name is given (already in cadence.system_name_form), sets it: one row per position n (1-based) with the outcome, the owner''s e-mail when valid, and system_name_status (unchanged when no name was given, ok, or conflict).';
+
+
+--
+-- Name: validate_license(text, text, text); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.validate_license(p_key text, p_email text, p_system_name text DEFAULT NULL::text) RETURNS TABLE(outcome text, owner_email text, system_name_status text)
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select v.outcome, v.owner_email, v.system_name_status
+    from cadence.validate_and_name_licenses(array[p_key], array[p_email], array[p_system_name]) as v
 $$;
 
 
@@ -4272,6 +4391,14 @@ GRANT ALL ON FUNCTION cadence.holder_schedule_ids() TO authenticated;
 
 
 --
+-- Name: FUNCTION key_account_id(p_account_id uuid, p_email text); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) TO service_role;
+
+
+--
 -- Name: TABLE accounts; Type: ACL; Schema: public; Owner: -
 --
 
@@ -4658,6 +4785,14 @@ GRANT ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) TO servic
 
 
 --
+-- Name: FUNCTION set_system_names(p_keys text[], p_names text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) TO service_role;
+
+
+--
 -- Name: FUNCTION system_name_form(p_name text); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -4679,6 +4814,14 @@ GRANT ALL ON FUNCTION cadence.unannounced_kiosk_alerts() TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.unscheduled_payload() FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.unscheduled_payload() TO service_role;
+
+
+--
+-- Name: FUNCTION validate_and_name_licenses(p_keys text[], p_emails text[], p_names text[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.validate_and_name_licenses(p_keys text[], p_emails text[], p_names text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.validate_and_name_licenses(p_keys text[], p_emails text[], p_names text[]) TO service_role;
 
 
 --

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { withAvailability } from "../../functions/app/db/availability.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
-import { DatabaseUnavailable, isUnavailable } from "../../functions/app/db/unavailable.ts";
+import { DatabaseBusy, DatabaseUnavailable, isUnavailable } from "../../functions/app/db/unavailable.ts";
 import { memoryLogger } from "../support/app.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { freePort } from "../support/postgres-server.ts";
@@ -120,6 +120,21 @@ describe("the Postgres pool's deadline (db/postgres.ts)", () => {
     const db = openPostgres(database.url, { max: 1, deadlineMs: 300 });
     try {
       await expect(db.query("select 1", [], { askedAt: performance.now() - 400 })).rejects.toBeInstanceOf(DatabaseUnavailable);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("sheds a statement sent with under half its deadline left that runs out of time as back-pressure, not an outage", async () => {
+    const db = openPostgres(database.url, { max: 1, deadlineMs: 1_000 });
+    try {
+      // It waited 600 ms in this process (behind batches): the database had 400 ms, not a full deadline.
+      await expect(db.query("select pg_sleep(5)", [], { askedAt: performance.now() - 600 })).rejects.toBeInstanceOf(DatabaseBusy);
+      // Sent with its whole deadline, the same statement says the database did not answer in time
+      // (our deadline or the server's statement_timeout, whichever fires first).
+      const onTime = await db.query("select pg_sleep(5)").catch((error: unknown) => error);
+      expect(isUnavailable(onTime)).toBe(true);
+      expect(onTime).not.toBeInstanceOf(DatabaseBusy);
     } finally {
       await db.close();
     }

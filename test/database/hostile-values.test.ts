@@ -5,7 +5,7 @@ import { readEntitlements } from "../../functions/app/proclamations/store.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { isUnavailable } from "../../functions/app/db/unavailable.ts";
 import { recordSightings } from "../../functions/app/kiosk/store.ts";
-import { setSystemName, validateLicense, validateLicenses } from "../../functions/app/license/store.ts";
+import { setSystemNames, validateAndNameLicenses, validateLicenses } from "../../functions/app/license/store.ts";
 import { deliverEmail } from "../../functions/app/mail/outbox.ts";
 import { onboard, recordNonce } from "../../functions/app/onboarding/store.ts";
 import { readLegacySchedulesIfChanged, readSchedulesIfChanged } from "../../functions/app/schedule/store.ts";
@@ -88,11 +88,11 @@ async function newAccount() {
 }
 
 describe("hostile values in every store function: bind parameters, read back as data", () => {
-  it("validateLicense and validateLicenses compare them as data: an unknown key or user, nothing written", async () => {
+  it("validateAndNameLicenses and validateLicenses compare them as data: an unknown key or user, nothing written", async () => {
     const changed = await changedBy(async () => {
       for (const value of [...HOSTILE, HOSTILE_EMAIL]) {
-        expect(await validateLicense(db, { key: value, email: value, systemName: value })).toEqual({ outcome: "key_not_found" });
-        expect(await validateLicense(db, { key: KEY, email: value, systemName: null })).toEqual({ outcome: "user_not_found" });
+        expect(await validateAndNameLicenses(db, [{ key: value, email: value, systemName: value }])).toEqual([{ outcome: "key_not_found" }]);
+        expect(await validateLicenses(db, [{ key: KEY, email: value }])).toEqual([{ outcome: "user_not_found" }]);
       }
       const inputs = [...HOSTILE, HOSTILE_EMAIL].map((value) => ({ key: value, email: value }));
       expect(await validateLicenses(db, inputs)).toEqual(inputs.map(() => ({ outcome: "key_not_found" })));
@@ -100,11 +100,11 @@ describe("hostile values in every store function: bind parameters, read back as 
     expect(changed).toEqual([]);
   });
 
-  it("validateLicense stores each as the system name, exactly, and nothing else", async () => {
+  it("validateAndNameLicenses stores each as the system name, exactly, and nothing else", async () => {
     const { key, email } = await newAccount();
     const changed = await changedBy(async () => {
       for (const value of HOSTILE) {
-        expect(await validateLicense(db, { key, email, systemName: value })).toMatchObject({ outcome: "valid", systemNameStatus: "ok" });
+        expect(await validateAndNameLicenses(db, [{ key, email, systemName: value }])).toMatchObject([{ outcome: "valid", systemNameStatus: "ok" }]);
         const [row] = await db.query<{ system_name: string }>("select system_name from public.license_keys where key = $1", [key]);
         expect(row.system_name).toBe(value);
       }
@@ -112,15 +112,15 @@ describe("hostile values in every store function: bind parameters, read back as 
     expect(changed).toEqual(["public.license_keys"]);
   });
 
-  it("setSystemName stores each exactly, and nothing else", async () => {
+  it("setSystemNames stores each exactly, and nothing else", async () => {
     const { key } = await newAccount();
     const changed = await changedBy(async () => {
       for (const value of HOSTILE) {
-        expect(await setSystemName(db, key, value)).toBe("ok");
+        expect(await setSystemNames(db, [{ key, name: value }])).toEqual(["ok"]);
         const [row] = await db.query<{ system_name: string }>("select system_name from public.license_keys where key = $1", [key]);
         expect(row.system_name).toBe(value);
       }
-      expect(await setSystemName(db, HOSTILE[5], HOSTILE[6])).toBe("unknown_license");
+      expect(await setSystemNames(db, [{ key: HOSTILE[5], name: HOSTILE[6] }])).toEqual(["unknown_license"]);
     });
     expect(changed).toEqual(["public.license_keys"]);
   });
@@ -214,9 +214,9 @@ describe("hostile values in every store function: bind parameters, read back as 
     const { id, key, email } = await newAccount();
     const changed = await changedBy(async () => {
       const refusals = [
-        () => validateLicense(db, { key, email, systemName: NUL }),
+        () => validateAndNameLicenses(db, [{ key, email, systemName: NUL }]),
         () => validateLicenses(db, [{ key: NUL, email }]),
-        () => setSystemName(db, key, NUL),
+        () => setSystemNames(db, [{ key, name: NUL }]),
         () => readSchedulesIfChanged(db, [{ key: NUL, version: null }]),
         () => readLegacySchedulesIfChanged(db, [{ key, email: NUL, version: null }]),
         () => readEntitlements(db, [{ key, email: NUL }]),

@@ -66,7 +66,7 @@ describe("what the server prints", () => {
     try {
       // Statements that fail on their own merits (not an outage): each write route answers 500.
       await sql.unsafe(`
-        alter function cadence.set_system_name(text, text) rename to set_system_name_gone;
+        alter function cadence.set_system_names(text[], text[]) rename to set_system_names_gone;
         alter function cadence.onboard rename to onboard_gone;`);
     } finally {
       await sql.end();

@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { LicenseResponse } from "../../functions/app/license/schemas.ts";
+import { validateAndNameLicenses } from "../../functions/app/license/store.ts";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { scopedDatabase } from "../support/database.ts";
@@ -402,6 +403,53 @@ describe("POST /api/v2/license", () => {
         failure("key does not belong to specified user"),
       );
       expect((await keyRow(keys[0])).system_name).toBeNull();
+    });
+  });
+
+  describe("validations that set a system name, asked for together: one statement a batch (cadence.validate_and_name_licenses)", () => {
+    const validateNaming = (inputs: Array<[string, string, string]>) =>
+      validateAndNameLicenses(db, inputs.map(([key, email, systemName]) => ({ key, email, systemName })));
+
+    it("answers each validation of a batch as it answers it alone, its name's status included", async () => {
+      const { email, keys } = await newAccount(3);
+      await db.query("update public.license_keys set active = false where key = $1", [keys[2]]);
+      expect(await validateNaming([[keys[0], email, "Lobby"], [keys[1], email, "Lobby"], [keys[2], email, "Bar"], ["ZZZZ-0000-0000-0002", email, "Bar"], [keys[0], "nobody@example.com", "Bar"]]))
+        .toEqual([
+          { outcome: "valid", ownerEmail: email, systemNameStatus: "ok" },
+          { outcome: "valid", ownerEmail: email, systemNameStatus: "conflict" },
+          { outcome: "key_inactive" },
+          { outcome: "key_not_found" },
+          { outcome: "user_not_found" },
+        ]);
+      expect([(await keyRow(keys[0])).system_name, (await keyRow(keys[1])).system_name, (await keyRow(keys[2])).system_name]).toEqual(["Lobby", null, null]);
+    });
+
+    it("sets no name for a validation that fails, and still sets the names of the valid ones beside it", async () => {
+      const first = await newAccount(1);
+      const second = await newAccount(1);
+      expect(await validateNaming([[first.keys[0], second.email, "Stolen"], [second.keys[0], second.email, "Kept"]]))
+        .toEqual([{ outcome: "not_owner" }, { outcome: "valid", ownerEmail: second.email, systemNameStatus: "ok" }]);
+      expect([(await keyRow(first.keys[0])).system_name, (await keyRow(second.keys[0])).system_name]).toEqual([null, "Kept"]);
+    });
+
+    it("gives a name two keys of one account ask for in one batch to the first asked; the other is valid with conflict", async () => {
+      const { email, keys } = await newAccount(2);
+      expect(await validateNaming([[keys[1], email, "Porch"], [keys[0], email, "PORCH"]])).toEqual([
+        { outcome: "valid", ownerEmail: email, systemNameStatus: "ok" },
+        { outcome: "valid", ownerEmail: email, systemNameStatus: "conflict" },
+      ]);
+      expect([(await keyRow(keys[0])).system_name, (await keyRow(keys[1])).system_name]).toEqual([null, "Porch"]);
+      expect((await keyRow(keys[0])).last_validated_at).toBeInstanceOf(Date);
+    });
+
+    it("answers ok to a name re-sent as stored, and to a key renaming itself twice in one batch", async () => {
+      const { email, keys } = await newAccount(1);
+      await validateNaming([[keys[0], email, "Deck"]]);
+      expect(await validateNaming([[keys[0], email, "Deck"], [keys[0], email, "Upper deck"]])).toEqual([
+        { outcome: "valid", ownerEmail: email, systemNameStatus: "ok" },
+        { outcome: "valid", ownerEmail: email, systemNameStatus: "ok" },
+      ]);
+      expect((await keyRow(keys[0])).system_name).toBe("Upper deck");
     });
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { systemNameForm } from "../../functions/app/license/schemas.ts";
+import { setSystemNames } from "../../functions/app/license/store.ts";
+import postgres from "postgres";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
@@ -322,6 +324,85 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
       const { keys, email } = await newAccount(1);
       const unlinked = await newKey({ accountId: null, email });
       await race([keys[0], unlinked], email, 6);
+    });
+  });
+
+  describe("names asked for together: one statement a batch (cadence.set_system_names)", () => {
+    const names = (asks: Array<[string, string]>) => setSystemNames(db, asks.map(([key, name]) => ({ key, name })));
+
+    it("answers each name of a batch as it answers it alone: ok, unchanged, taken, unknown_license", async () => {
+      const { keys } = await newAccount(3);
+      expect(await names([[keys[0], "Lobby"], [keys[1], "Bar"]])).toEqual(["ok", "ok"]);
+      expect(await names([[keys[2], "Terrace"], [keys[0], "Lobby"], [keys[2 - 1], "lobby"], ["ZZZZ-0000-0000-0000", "Lobby"]]))
+        .toEqual(["ok", "unchanged", "taken", "unknown_license"]);
+      expect([(await keyRow(keys[0])).system_name, (await keyRow(keys[1])).system_name, (await keyRow(keys[2])).system_name])
+        .toEqual(["Lobby", "Bar", "Terrace"]);
+    });
+
+    it("never fails one name for another's failure: the names beside a taken one or an unknown key are stored", async () => {
+      const first = await newAccount(2);
+      const second = await newAccount(2);
+      await names([[first.keys[0], "Taken"]]);
+      expect(await names([[first.keys[1], "TAKEN"], ["ZZZZ-0000-0000-0001", "Any"], [second.keys[0], "Garden"], [second.keys[1], "Hall"]]))
+        .toEqual(["taken", "unknown_license", "ok", "ok"]);
+      expect((await keyRow(first.keys[1])).system_name).toBeNull();
+      expect([(await keyRow(second.keys[0])).system_name, (await keyRow(second.keys[1])).system_name]).toEqual(["Garden", "Hall"]);
+    });
+
+    it("gives a name two keys of one account ask for in one batch, in any case, to the first asked; the other is taken", async () => {
+      const { keys } = await newAccount(3);
+      expect(await names([[keys[1], "Patio"], [keys[0], "PATIO"], [keys[2], "patio"]])).toEqual(["ok", "taken", "taken"]);
+      const holders = await db.query<{ key: string }>("select key from public.license_keys where key = any($1) and lower(system_name) = 'patio'", [keys]);
+      expect(holders).toEqual([{ key: keys[1] }]);
+    });
+
+    it("gives it to the first asked when one key is linked and the other has only the account's e-mail", async () => {
+      const { keys, email } = await newAccount(1);
+      const unlinked = await newKey({ accountId: null, email });
+      expect(await names([[unlinked, "Cellar"], [keys[0], "cellar"]])).toEqual(["ok", "taken"]);
+      expect([(await keyRow(unlinked)).system_name, (await keyRow(keys[0])).system_name]).toEqual(["Cellar", null]);
+    });
+
+    it("lets keys of different accounts take the same name in one batch", async () => {
+      const first = await newAccount(1);
+      const second = await newAccount(1);
+      expect(await names([[first.keys[0], "Entrance"], [second.keys[0], "Entrance"]])).toEqual(["ok", "ok"]);
+    });
+
+    it("names a key asked for twice in one batch twice, in the order asked", async () => {
+      const { keys } = await newAccount(1);
+      expect(await names([[keys[0], "Before"], [keys[0], "After"], [keys[0], "After"]])).toEqual(["ok", "ok", "unchanged"]);
+      expect((await keyRow(keys[0])).system_name).toBe("After");
+    });
+
+    it("counts a name a key gives up in the same batch as still its own, so two keys cannot swap names in one batch", async () => {
+      const { keys } = await newAccount(2);
+      await names([[keys[0], "North"], [keys[1], "South"]]);
+      expect(await names([[keys[0], "South"], [keys[1], "North"]])).toEqual(["taken", "taken"]);
+      expect([(await keyRow(keys[0])).system_name, (await keyRow(keys[1])).system_name]).toEqual(["North", "South"]);
+    });
+
+    it("answers taken for that key alone when another writer stores the name while the batch waits to write it", async () => {
+      const { keys } = await newAccount(3);
+      const staff = postgres(database.url, { max: 1, onnotice: () => {} });
+      const watcher = postgres(database.url, { max: 1, onnotice: () => {} });
+      try {
+        // A dashboard edit, not yet committed: it takes no name lock, only the unique index sees it.
+        const edit = staff.begin(async (tx) => {
+          await tx.unsafe("update public.license_keys set system_name = 'Office' where key = $1", [keys[0]]);
+          const batch = names([[keys[1], "office"], [keys[2], "Studio"]]);
+          // The batch's write of 'office' waits on the uncommitted edit's index entry; then the edit commits.
+          while ((await watcher.unsafe("select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%set_system_names%'")).length === 0);
+          // Wrapped, so the transaction commits now instead of awaiting the batch.
+          return { batch };
+        });
+        expect(await (await edit).batch).toEqual(["taken", "ok"]);
+      } finally {
+        await staff.end();
+        await watcher.end();
+      }
+      expect([(await keyRow(keys[0])).system_name, (await keyRow(keys[1])).system_name, (await keyRow(keys[2])).system_name])
+        .toEqual(["Office", null, "Studio"]);
     });
   });
 });

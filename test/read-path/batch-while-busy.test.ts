@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { batchWhileBusy, MAX_BATCH, rowsByRead } from "../../functions/app/read-path/batch-while-busy.ts";
+import { batchWhileBusy, MAX_BATCH, MAX_WRITE_BATCH, rowsByRead } from "../../functions/app/read-path/batch-while-busy.ts";
 import type { QueryOptions } from "../../functions/app/db/database.ts";
 
 /** A `run` whose statements the test finishes by hand, recording each batch it was given. */
@@ -100,6 +100,18 @@ describe("reads batched while a statement runs", () => {
     }
     expect(statements.batches.map((batch) => batch.length)).toEqual([1, MAX_BATCH, 10]);
     expect(await Promise.all(reads)).toEqual(reads.map((_, at) => `answer ${at}`));
+  });
+
+  it(`sends at most ${MAX_WRITE_BATCH} writes in one statement when given that bound, as the write routes are`, async () => {
+    const statements = manualStatements();
+    const write = batchWhileBusy(statements.run, MAX_WRITE_BATCH);
+    const writes = Array.from({ length: MAX_WRITE_BATCH + 6 }, (_, at) => write(at));
+    for (let statement = 0; statement < 3; statement++) {
+      statements.next().finish();
+      await settle();
+    }
+    expect(statements.batches.map((batch) => batch.length)).toEqual([1, MAX_WRITE_BATCH, 5]);
+    expect(await Promise.all(writes)).toEqual(writes.map((_, at) => `answer ${at}`));
   });
 
   it("puts a batch statement's rows in the order of its reads, null for a read with no row", () => {

@@ -39,12 +39,12 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     const problem = timedOut ? `no answer within ${context.timeoutMs} ms` : String(error);
-    context.tally.record(sentAt, timedOut ? "timeout" : "error", undefined, `${asked.route}: ${problem}`);
+    context.tally.record(asked.route, sentAt, timedOut ? "timeout" : "error", undefined, `${asked.route}: ${problem}`);
     return { problem };
   }
   const answeredAt = context.now();
   const reading = readAnswer(asked, { status: response.status, headers: response.headers, body });
-  context.tally.record(sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`, answerBytes(response, body));
+  context.tally.record(asked.route, sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`, answerBytes(response, body));
   const stale = response.headers.has("age");
   if (stale) context.tally.stale++;
   if (reading.version !== undefined && response.status === 200) context.ledger.served(kiosk.key, reading.version, answeredAt);

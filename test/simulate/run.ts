@@ -3,7 +3,9 @@
 // (summary.ts) and exits 1 when anything unexpected happened. `--cost-for N --summary FILE`
 // instead estimates the monthly cost of N kiosks from a summary (cost.ts). `--help` lists the options.
 import { readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import process from "node:process";
+import { machineBusySeconds } from "../bench/cpu.ts";
 import { ChangeLedger } from "./change-ledger.ts";
 import { type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
 import { costProfiles } from "./cost.ts";
@@ -14,13 +16,26 @@ import { runKiosk } from "./kiosk.ts";
 import { meters as openMeters, type Reading } from "./meters.ts";
 import { startProduction } from "./production.ts";
 import { fleetSchedules, staffAtWork } from "./staff.ts";
-import { Summary } from "./summary.ts";
+import { type Minute, Summary } from "./summary.ts";
 import { Tally } from "./tally.ts";
 
 const log = (line: string) => console.error(`simulate: ${line}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 /** How often the connections are counted. */
 const CONNECTIONS_EVERY_MS = 2_000;
+/** The CPU is read at each minute of the run. */
+const MINUTE_MS = 60_000;
+
+/** CPU seconds this process (the simulator) has used so far. */
+const simulatorCpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+/** Requests the server shed as back-pressure, as its `database_busy` lines count them (each counts those since the last). */
+function shedInLogs(logs: string): number {
+  return [...logs.matchAll(/"event":"database_busy".*?"shed":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+}
 
 /** `--cost-for N`: every profile at N kiosks, cheapest first, as a table and as JSON. */
 function estimate(options: CostOptions) {
@@ -82,6 +97,19 @@ async function simulate(options: RunOptions): Promise<number> {
     const started = performance.now();
     log(`run starts at ${new Date().toISOString().slice(11, 19)} UTC`);
     const now = () => performance.now() - started;
+    // CPU per minute of the run, each part apart: the server's, the simulator's, the database's, the machine's.
+    const cpuAt = async () => {
+      const reading = await meters.read();
+      return { at: now(), server: reading.serverCpuSeconds, simulator: simulatorCpuSeconds(), database: reading.databaseCpuSeconds, machine: machineBusySeconds() };
+    };
+    const cpuReadings = [await cpuAt()];
+    const cpuSampled = (async () => {
+      for (let minute = 1; minute * MINUTE_MS < runMs + MINUTE_MS; minute++) {
+        await sleep(Math.min(minute * MINUTE_MS, runMs) - now());
+        cpuReadings.push(await cpuAt().catch(() => cpuReadings[cpuReadings.length - 1]));
+      }
+    })();
+
     const darkLedger = new DarkLedger();
     const context = {
       baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger,
@@ -151,6 +179,7 @@ async function simulate(options: RunOptions): Promise<number> {
       : Promise.resolve();
 
     await Promise.all([...kiosks, staff, faults, workers]);
+    await cpuSampled;
     const passRuns = await passes;
     const windowMs = now() - tally.windowStart;
     const last = await meters.read();
@@ -170,6 +199,21 @@ async function simulate(options: RunOptions): Promise<number> {
       for (const line of production.server.logs().split("\n").filter((l) => /sighting|database_(un)?available/.test(l)).slice(0, 20)) log(`server: ${line}`);
       log(`unexpected: offline alerts: ${alerts.falseAlerts} false, ${alerts.late} later than one run, ${alerts.missed} dark kiosks not alerted and recovered`);
     }
+    const round = (seconds: number) => Math.round(seconds * 100) / 100;
+    const byMinute: Minute[] = cpuReadings.slice(1).map((reading, minute) => {
+      const before = cpuReadings[minute];
+      return {
+        minute,
+        seconds: round((reading.at - before.at) / 1000),
+        byStatus: tally.byMinute[minute] ?? {},
+        cpuSeconds: {
+          server: round(reading.server - before.server),
+          simulator: round(reading.simulator - before.simulator),
+          database: round(reading.database - before.database),
+          machine: round(reading.machine - before.machine),
+        },
+      };
+    });
     const perDay = (delta: number) => (delta / fleet.length) * (86_400_000 / windowMs);
     const summary: Summary = {
       kiosks: fleet.length,
@@ -182,6 +226,9 @@ async function simulate(options: RunOptions): Promise<number> {
       notes,
       requests: tally.requests,
       byStatus: tally.byStatus,
+      byRoute: tally.byRoute,
+      byMinute,
+      cores: cpus().length,
       unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed,
       latencyMs: tally.latencyMs(),
       changes,
@@ -198,6 +245,8 @@ async function simulate(options: RunOptions): Promise<number> {
       alerts,
     };
     log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
+    const serverLogs = production.server.logs();
+    log(`requests the server shed as back-pressure (database_busy): at least ${shedInLogs(serverLogs)}; times it found the database unavailable: ${serverLogs.split('"event":"database_unavailable"').length - 1}`);
     for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);
     const text = JSON.stringify(Summary.parse(summary), null, 2);
     console.log(text);

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +69,27 @@ describe.skipIf(!serversAvailable())("npm run simulate, a smoke run with faults"
     const counted = Object.values(summary.byStatus).reduce((sum, n) => sum + n, 0);
     expect(counted).toBe(summary.requests);
     expect(summary.requests).toBeGreaterThan(0);
+  });
+
+  it("counts every request once per minute it was sent in and once per route, status by status", () => {
+    const total = (counts: Array<Record<string, number>>) =>
+      counts.reduce<Record<string, number>>((sum, byStatus) => {
+        for (const [status, n] of Object.entries(byStatus)) sum[status] = (sum[status] ?? 0) + n;
+        return sum;
+      }, {});
+    expect(summary.byMinute!.map((minute) => minute.minute)).toEqual([0]);
+    expect(total(summary.byMinute!.map((minute) => minute.byStatus))).toEqual(summary.byStatus);
+    expect(Object.keys(summary.byRoute!).sort()).toEqual(["legacy", "license", "schedule", "system-name"]);
+    expect(total(Object.values(summary.byRoute!))).toEqual(summary.byStatus);
+  });
+
+  it("gives each minute's CPU seconds of the server, the simulator, the database and the machine, within what its cores held", () => {
+    expect(summary.cores).toBe(cpus().length);
+    for (const { cpuSeconds, seconds } of summary.byMinute!) {
+      for (const [part, used] of Object.entries(cpuSeconds)) expect(used, part).toBeGreaterThan(0);
+      // /proc/stat counts in ticks of 10 ms: 1 % covers them.
+      expect(cpuSeconds.machine).toBeLessThanOrEqual(summary.cores! * seconds! * 1.01);
+    }
   });
 
   it("measures what a kiosk-day costs the server, the database and Redis", () => {

@@ -17,6 +17,22 @@ export const PerKioskDay = z.object({
 export type PerKioskDay = z.infer<typeof PerKioskDay>;
 
 /**
+ * One minute of the run (from its start; the first is the boot of the fleet): the answers to the
+ * requests sent in it, per status, and the CPU seconds each part used in it, so a reader sees which
+ * was the limit. The CPU was read `seconds` apart (60, or a little more when the machine was late
+ * to wake the reader; less for a last part-minute), which hold `cores` x `seconds` CPU seconds;
+ * `machine` counts every process, the simulation's and anyone else's on a shared machine.
+ */
+export const Minute = z.object({
+  minute: z.number().int(),
+  /** Absent in summaries written before it was recorded (one committed 20,000-kiosk run). */
+  seconds: z.number().optional(),
+  byStatus: z.record(z.string(), z.number().int()),
+  cpuSeconds: z.object({ server: z.number(), simulator: z.number(), database: z.number(), machine: z.number() }),
+});
+export type Minute = z.infer<typeof Minute>;
+
+/**
  * The summary `npm run simulate -- --json FILE` writes (issue 26). `byStatus` counts answers per
  * status code, and requests that got none as `timeout` (no answer within the kiosk's timeout) or
  * `error` (the connection failed), so its counts sum to `requests`.
@@ -37,6 +53,12 @@ export const Summary = z.object({
   notes: z.array(z.string()),
   requests: z.number().int(),
   byStatus: z.record(z.string(), z.number().int()),
+  /** Each route's answers per status (`license`, `system-name`, `schedule`, `legacy`); absent in older summaries. */
+  byRoute: z.record(z.string(), z.record(z.string(), z.number().int())).optional(),
+  /** Minute by minute, answers and CPU (`Minute`); absent in older summaries. */
+  byMinute: z.array(Minute).optional(),
+  /** The machine's cores (a minute of `seconds` holds cores x seconds CPU seconds); absent in older summaries. */
+  cores: z.number().int().optional(),
   unexpected: z.number().int(),
   latencyMs: z.object({ p50: z.number(), p99: z.number() }),
   changes: z.object({ made: z.number().int(), seenInTime: z.number().int() }),

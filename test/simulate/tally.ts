@@ -1,9 +1,13 @@
 /** How many examples of each kind of unexpected answer the report prints. */
 const EXAMPLES_KEPT = 5;
 
+/** A minute of the run, counted from its start. */
+const MINUTE_MS = 60_000;
+
 /**
- * Every request the fleet sent: counts per status (`timeout` and `error` for none), the latency of
- * each answer, and the unexpected ones with a few examples of each kind.
+ * Every request the fleet sent: counts per status (`timeout` and `error` for none), overall, per
+ * minute of the run it was sent in and per route; the latency of each answer, and the unexpected
+ * ones with a few examples of each kind.
  */
 export class Tally {
   requests = 0;
@@ -13,6 +17,10 @@ export class Tally {
   /** Bytes of the answers to requests sent from `windowStart` on (answerBytes in kiosk.ts). */
   windowAnswerBytes = 0;
   readonly byStatus: Record<string, number> = {};
+  /** `byMinute[m]`: the counts per status of the requests sent in minute m of the run (from 0). */
+  readonly byMinute: Array<Record<string, number>> = [];
+  /** The counts per status of each route's requests (`license`, `system-name`, `schedule`, `legacy`). */
+  readonly byRoute: Record<string, Record<string, number>> = {};
   unexpected = 0;
   /** Answers served from the last known good (with `Age`) while the database was away. */
   stale = 0;
@@ -20,14 +28,18 @@ export class Tally {
   private latencies = new Float64Array(1 << 16);
   private answered = 0;
 
-  /** One request sent at `sentAt`: its status (or `timeout`/`error`), latency and bytes when answered, and what was wrong with it. */
-  record(sentAt: number, status: string, latencyMs: number | undefined, problem: string | undefined, bytes = 0) {
+  /** One request of `route` sent at `sentAt`: its status (or `timeout`/`error`), latency and bytes when answered, and what was wrong with it. */
+  record(route: string, sentAt: number, status: string, latencyMs: number | undefined, problem: string | undefined, bytes = 0) {
     this.requests++;
+    const minute = Math.max(0, Math.floor(sentAt / MINUTE_MS));
+    while (this.byMinute.length <= minute) this.byMinute.push({});
+    count(this.byMinute[minute], status);
+    count((this.byRoute[route] ??= {}), status);
     if (sentAt >= this.windowStart) {
       this.windowRequests++;
       this.windowAnswerBytes += bytes;
     }
-    this.byStatus[status] = (this.byStatus[status] ?? 0) + 1;
+    count(this.byStatus, status);
     if (latencyMs !== undefined) {
       if (this.answered === this.latencies.length) {
         const grown = new Float64Array(this.latencies.length * 2);
@@ -53,4 +65,8 @@ export class Tally {
     const round = (ms: number) => Math.round(ms * 100) / 100;
     return { p50: round(at(0.5)), p99: round(at(0.99)) };
   }
+}
+
+function count(counts: Record<string, number>, status: string) {
+  counts[status] = (counts[status] ?? 0) + 1;
 }

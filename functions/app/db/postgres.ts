@@ -39,6 +39,8 @@ function connectionFailure(error: unknown): unknown {
 }
 
 const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
+/** node-postgres's error when a statement's query_timeout passes (pg/lib/client.js). */
+const QUERY_TIMEOUT = "Query read timeout";
 
 /**
  * A node-postgres pool of `max` connections on `url`. Every value is a bind parameter, never
@@ -94,6 +96,12 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
         const result = await pool.query(statement);
         return result.rows as Row[];
       } catch (error) {
+        // Sent with less than half its deadline left (it waited in this process behind batches) and
+        // out of time: the database did not get a fair bound to answer in, so this is back-pressure,
+        // shed alone, not an outage. A statement sent with most of its deadline still decides that.
+        if (errorMessage(error) === QUERY_TIMEOUT && remaining < deadlineMs / 2) {
+          throw new DatabaseBusy("ran out of the deadline its wait in this process left it");
+        }
         throw connectionFailure(error);
       }
     },

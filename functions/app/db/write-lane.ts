@@ -14,8 +14,9 @@ export function writeSlots(poolSize: number, deadlineMs: number): { slots: numbe
 
 /**
  * Kiosk reads are batched, one statement at a time per kind (read-path/), so they need only a
- * few of the pool's connections; single writes (a system name each) are not. A burst of 2,000
- * writes took every connection, and the reads queued behind them went stale. This lane lets at
+ * few of the pool's connections. Writes were one statement each, and a burst of 2,000 took every
+ * connection, and the reads queued behind them went stale; they are batched now too (system names
+ * and validations that set one, license/routes.ts), and still go through this lane, which lets at
  * most `slots` statements through it hold a connection at once, so the rest of the pool stays free
  * for reads; a write that would wait for a slot past the deadline is shed (`DatabaseBusy`: a 503
  * with Retry-After, and `database_busy` in the log, never an outage) without taking a connection.
@@ -24,7 +25,7 @@ export function writeSlots(poolSize: number, deadlineMs: number): { slots: numbe
  *
  * @example
  * const db = withAvailability(writeLane(openPostgres(url, { max: 10 }), { slots: 7, deadlineMs: 2_000 }), log);
- * await writesOf(db).query("select cadence.set_system_name($1, $2)", [key, name]);
+ * await writesOf(db).query("select n, outcome from cadence.set_system_names($1::text[], $2::text[])", [keys, names]);
  */
 export function writeLane(db: Database, options: { slots: number; deadlineMs: number }): Database {
   let busy = 0;

@@ -5,6 +5,7 @@ import { Failure } from "../errors.ts";
 import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
 import { ageHeader } from "../http/age-header.ts";
+import { batchWhileBusy, MAX_WRITE_BATCH } from "../read-path/batch-while-busy.ts";
 import { kioskRead } from "../read-path/kiosk-read.ts";
 import type { Known } from "../read-path/last-known-good.ts";
 import { noCredential } from "../http/openapi-security.ts";
@@ -16,7 +17,7 @@ import { limitByIp } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
 import { LicenseKeyParam, LicenseRequest, LicenseResponse, SystemNameRequest, SystemNameResponse } from "./schemas.ts";
 import { setSystemName } from "./set-system-name.ts";
-import { validateLicense as checkInDatabase, type Validation, type ValidationInput, validateLicenses } from "./store.ts";
+import { type NameAsk, setSystemNames, validateAndNameLicenses, type Validation, type ValidationInput, validateLicenses } from "./store.ts";
 import { validateLicense } from "./validate-license.ts";
 
 /** What a body that is not a JSON object is, on the system-name route: an invalid name. */
@@ -43,10 +44,18 @@ export function licenseRoutes(app: App, deps: Deps): void {
       keep: (known: Validation) => known.outcome === "valid",
     },
   });
+  // Writes (a system name, a validation that sets one) are batched the same way, one statement at a
+  // time per route, through the write lane: a fleet booting at once costs one statement a batch,
+  // not one a kiosk queued behind the lane's few connections. They have no last known good.
+  const namingValidations = batchWhileBusy(
+    (inputs: Array<ValidationInput & { systemName: string }>, options) => validateAndNameLicenses(deps.writes, inputs, options),
+    MAX_WRITE_BATCH,
+  );
+  const names = batchWhileBusy((asks: NameAsk[], options) => setSystemNames(deps.writes, asks, options), MAX_WRITE_BATCH);
   const check = (input: ValidationInput): Promise<Known<Validation>> =>
     input.systemName === null
       ? validations(`${input.key}\n${input.email}`, (read) => read(input))
-      : checkInDatabase(deps.writes, input).then((value) => ({ value, age: null }));
+      : namingValidations({ ...input, systemName: input.systemName }).then((value) => ({ value, age: null }));
 
   app.use("/api/v2/license", limitByIp(deps, RULES.license), limitFailedPairings(deps));
   route(
@@ -110,7 +119,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
         if (error instanceof Failure && bodyFailuresAsInvalidName.has(error.code)) throw new Failure("invalid_name");
         throw error;
       });
-      const named = await setSystemName(deps.writes, c.req.param().licenseKey, body);
+      const named = await setSystemName(names, c.req.param().licenseKey, body);
       seen(c, c.req.param().licenseKey);
       return json(named);
     },

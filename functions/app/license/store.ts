@@ -26,24 +26,12 @@ function validation(row: ValidationRow): Validation {
 }
 
 /**
- * Validates `key` for `email` and, when valid, records last_validated_at in the same statement and
- * sets `systemName` if given.
- */
-export async function validateLicense(db: Database, input: ValidationInput): Promise<Validation> {
-  const [row] = await db.query<ValidationRow>(
-    "select outcome, owner_email, system_name_status from cadence.validate_license($1, $2, $3)",
-    [input.key, input.email, input.systemName],
-  );
-  return validation(row);
-}
-
-/**
  * Many validations without a system name in one statement (`batchWhileBusy` gathers them), each
  * answered as `validateLicense` answers it: cadence.validate_licenses locks the keys it records in
  * key order, so two batches cannot deadlock, and records a key validated several times in a batch
  * with one write (within one statement `now()` is one instant). Identical validations (same key and
- * e-mail) are sent once, as their answers are the same. A system name takes an account lock after
- * the key's, so validations with one are never batched.
+ * e-mail) are sent once, as their answers are the same. Validations that set a system name go in
+ * batches of their own (`validateAndNameLicenses`): they write, through the write lane.
  */
 export async function validateLicenses(
   db: Database,
@@ -63,11 +51,51 @@ export async function validateLicenses(
   return inputs.map((input) => answers.get(pair(input))!);
 }
 
-/** cadence.set_system_name's outcome; `unchanged` wrote nothing. */
+/**
+ * Many validations that set a system name in one statement (`batchWhileBusy` gathers them), each
+ * answered as if it had run alone: cadence.validate_and_name_licenses validates as
+ * cadence.validate_licenses does, then sets the valid keys' names in one cadence.set_system_names
+ * call. One input's failure (an unknown key, a name taken) is its answer alone.
+ *
+ * @example
+ * const [validation] = await validateAndNameLicenses(deps.writes, [{ key, email, systemName: "Front desk" }]);
+ */
+export async function validateAndNameLicenses(
+  db: Database,
+  inputs: ReadonlyArray<ValidationInput & { systemName: string }>,
+  options?: QueryOptions,
+): Promise<Validation[]> {
+  const rows = await db.query<ValidationRow & { n: string }>(
+    "select n, outcome, owner_email, system_name_status from cadence.validate_and_name_licenses($1::text[], $2::text[], $3::text[])",
+    [inputs.map((input) => input.key), inputs.map((input) => input.email), inputs.map((input) => input.systemName)],
+    options,
+  );
+  return rowsByRead(inputs.length, rows).map((row) => validation(row!));
+}
+
+/** cadence.set_system_names' outcome for one key; `unchanged` wrote nothing. */
 export type SetSystemNameOutcome = "ok" | "unchanged" | "taken" | "unknown_license";
 
-/** Sets a key's system name (already valid and trimmed). */
-export async function setSystemName(db: Database, key: string, name: string): Promise<SetSystemNameOutcome> {
-  const [row] = await db.query<{ outcome: SetSystemNameOutcome }>("select cadence.set_system_name($1, $2) as outcome", [key, name]);
-  return row.outcome;
+/** A system name asked for: the key, and the name (already valid and in its stored form). */
+export interface NameAsk {
+  key: string;
+  name: string;
+}
+
+/**
+ * Sets many keys' system names in one statement (`batchWhileBusy` gathers them), each answered as
+ * if it had been set alone (cadence.set_system_names): two keys of one account asking for one
+ * name in a batch, the first asked gets it and the other is `taken`; a key asked twice is named
+ * twice, in order.
+ *
+ * @example
+ * const [outcome] = await setSystemNames(deps.writes, [{ key, name: "Front desk" }]);
+ */
+export async function setSystemNames(db: Database, asks: readonly NameAsk[], options?: QueryOptions): Promise<SetSystemNameOutcome[]> {
+  const rows = await db.query<{ n: string; outcome: SetSystemNameOutcome }>(
+    "select n, outcome from cadence.set_system_names($1::text[], $2::text[])",
+    [asks.map((ask) => ask.key), asks.map((ask) => ask.name)],
+    options,
+  );
+  return rowsByRead(asks.length, rows).map((row) => row!.outcome);
 }

@@ -25,11 +25,12 @@ function requiredString(value: unknown): string | null {
  * the database (no such key can exist); an e-mail that is not an e-mail of at most 254 characters
  * is `user does not exist`, after the key's own checks. The systemName never fails validation.
  *
- * `check` runs the validation in the database (`store.validateLicense`, or batched), or answers
- * it as it was last answered (its `age`), which the answer keeps.
+ * `check` runs the validation in the database (batched: `store.validateLicenses`, or
+ * `store.validateAndNameLicenses` with a name), or answers it as it was last answered (its `age`),
+ * which the answer keeps.
  *
  * @example
- * const { value } = await validateLicense(async (input) => ({ value: await store.validateLicense(db, input), age: null }), fields);
+ * const { value } = await validateLicense(async (input) => ({ value: (await store.validateLicenses(db, [input]))[0], age: null }), fields);
  */
 export async function validateLicense(
   check: (input: store.ValidationInput) => Promise<Known<store.Validation>>,

@@ -7,8 +7,15 @@ import type { QueryOptions } from "../db/database.ts";
 export const MAX_BATCH = 256;
 
 /**
- * Runs reads through `run` one statement at a time: a read asked for while no statement is
- * running is sent at once, alone; reads asked for while one runs wait for it and then go together
+ * The most writes one statement carries (system names, validations that set one). A write costs
+ * Postgres more than a read (row locks, the name check, the update), so a batch is kept shorter:
+ * each statement stays far inside the deadline, and 64 a statement still carry a fleet's boot.
+ */
+export const MAX_WRITE_BATCH = 64;
+
+/**
+ * Runs reads (or writes) through `run` one statement at a time, at most `max` a statement: a read
+ * asked for while no statement is running is sent at once, alone; reads asked for while one runs wait for it and then go together
  * in the next. Under light load nothing waits; under heavy load (a fleet polling at once) one
  * statement answers many reads, so the driver and Postgres do the per-statement work (bind,
  * execute, protocol round trip, result) once a batch instead of once a read. Every read is
@@ -30,13 +37,14 @@ export const MAX_BATCH = 256;
  */
 export function batchWhileBusy<In, Out>(
   run: (inputs: In[], options: QueryOptions) => Promise<Out[]>,
+  max = MAX_BATCH,
 ): (input: In) => Promise<Out> {
   let waiting: Array<{ input: In; askedAt: number; resolve: (output: Out) => void; reject: (error: unknown) => void }> = [];
   let running = false;
 
   async function send() {
     running = true;
-    const batch = waiting.slice(0, MAX_BATCH);
+    const batch = waiting.slice(0, max);
     waiting = waiting.slice(batch.length);
     try {
       const outputs = await run(batch.map((read) => read.input), { askedAt: batch[0].askedAt });
