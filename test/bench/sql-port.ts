@@ -44,7 +44,7 @@ export async function measureSqlPort(args: string[]): Promise<void> {
       const rate = (state: Attached) => results[state].reduce((sum, r) => sum + r.requests, 0) / (results[state].length * seconds);
       const ratio = (state: Attached) => {
         const value = rate(state) / rate("none");
-        return `${value.toFixed(3)}${value < SQL_PORT_TARGET ? " (missed)" : ""}`;
+        return `${value.toFixed(3)}${value < SQL_PORT_TARGET ? ", missed" : ""}`;
       };
       const p99 = (state: Attached) => Math.max(...results[state].map((r) => r.p99Ms)).toFixed(1);
       const errors = Object.values(results).flat().reduce((sum, r) => sum + r.statusErrors + r.socketErrors, 0);
