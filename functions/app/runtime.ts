@@ -113,6 +113,15 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     sightings,
     authUsers: authUsersFromConfig(config),
   };
+  const unsetSecrets = [
+    !config.SIGNING_SECRET && "SIGNING_SECRET (x-signature)",
+    !config.STANDARD_WEBHOOKS_SECRET && "STANDARD_WEBHOOKS_SECRET (webhook-signature)",
+  ].filter(Boolean);
+  if (unsetSecrets.length > 0) {
+    log("info", "onboarding_secrets_unset", {
+      reason: `onboarding requests signed with an unset secret answer 401 until it is set: ${unsetSecrets.join(", ")}`,
+    });
+  }
   if (!deps.authUsers) {
     log("info", "auth_users_skipped", {
       reason: "no SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY: onboarded accounts get no Supabase Auth user",

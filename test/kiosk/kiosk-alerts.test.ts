@@ -8,7 +8,7 @@ import { kioskAlertEmail } from "../../functions/app/mail/kiosk-alert-email.ts";
 import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { memoryLogger } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 
 // The offline alerts on a test clock that starts at the real time: every sighting and every pass
@@ -326,5 +326,17 @@ describe("the alert e-mail", () => {
     expect(email.html).not.toContain("<script>");
     expect(email.html).toContain("&lt;script&gt;");
     expect(email.html).toContain("&lt;b&gt;Venue&lt;/b&gt;");
+  });
+});
+
+describe("a fleet never seen (a fresh demo)", () => {
+  const fresh = scopedDatabase();
+  const quiet = memoryLogger();
+
+  it("is no outage: the pass says no kiosk has called yet, and warns of nothing", async () => {
+    await runScheduledPass({ db: fresh.db, mailer: mail.mailer, now: clock.now, log: quiet.log });
+    const events = quiet.lines.map((line) => JSON.parse(line) as { level: string; event: string });
+    expect(events).toContainEqual(expect.objectContaining({ level: "info", event: "kiosk_alerts_waiting" }));
+    expect(events.filter((line) => line.level === "warn")).toEqual([]);
   });
 });
