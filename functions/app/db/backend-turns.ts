@@ -3,11 +3,6 @@
  * sessions (db/sql-port.ts) take it in turns, first come first served: a turn is held by one
  * user at a time, so a staff session that keeps its turn through a transaction has no API
  * statement run inside it, and the holder hears when someone else waits (to give the turn back).
- *
- * @example
- * const turns = backendTurns();
- * const release = await turns.take();
- * try { await pg.query("select 1"); } finally { release(); }
  */
 export interface BackendTurns {
   /** Waits for the backend; resolves with the function that gives it back (call it once). */
@@ -19,6 +14,14 @@ interface Waiter {
   onContended?: () => void;
 }
 
+/**
+ * The turns of one PGlite instance: a queue, first come first served.
+ *
+ * @example
+ * const turns = backendTurns();
+ * const release = await turns.take();
+ * try { await pg.query("select 1"); } finally { release(); }
+ */
 export function backendTurns(): BackendTurns {
   const waiting: Waiter[] = [];
   let holder: Waiter | undefined;
