@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv } from "../support/child-env.ts";
 import { PG_BIN } from "../support/postgres-server.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
@@ -69,11 +69,14 @@ describe("every operating example in the docs runs as written on the demo data, 
   async function serverFor(env: Record<string, string>): Promise<RunningServer> {
     if (server && serverEnv === JSON.stringify(env)) return server;
     await server?.stop();
+    server = undefined;
     server = await startServer({ DATA_DIR: dataDir, ...env });
     serverEnv = JSON.stringify(env);
     return server;
   }
 
+  // The first start creates and migrates the directory (about 20 s, more on a busy machine).
+  beforeAll(() => serverFor(defaultEnv).then(() => undefined), 180_000);
   afterAll(async () => {
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -106,7 +109,7 @@ describe("every operating example in the docs runs as written on the demo data, 
       // Every signed onboarding piped to sh was carried out (or replayed).
       const onboardings = text.split("\n").filter((line) => /\| sh\b/.test(line)).length;
       expect(output.split('"success":true').length - 1, tail).toBe(onboardings);
-    });
+    }, 120_000);
   }
 
   it("npm run sign -- --help lists its options, --url among them, and exits 0", async () => {
