@@ -3,19 +3,25 @@ import { createApp } from "../app/app.ts";
 import { ConfigError, parseConfig } from "../app/config.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
 import { importOptional } from "../app/import-optional.ts";
+import { listenOn, PortInUseError } from "../app/http/port-in-use.ts";
 import { consoleLogger } from "../app/log.ts";
 import { openRuntime } from "../app/runtime.ts";
+
+/** A bad variable or a port in use: one line naming what to change, no stack trace. */
+function exitOnOperatorError(error: unknown): never {
+  if (!(error instanceof ConfigError || error instanceof PortInUseError)) throw error;
+  console.error(error.message);
+  Deno.exit(1);
+}
 
 let config;
 try {
   config = parseConfig(Deno.env.toObject());
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  Deno.exit(1);
+  exitOnOperatorError(error);
 }
 
-const runtime = await openRuntime(config, consoleLogger);
+const runtime = await openRuntime(config, consoleLogger).catch(exitOnOperatorError);
 const app = createApp(runtime.deps);
 
 let shutdownServer: () => Promise<void>;
@@ -35,11 +41,13 @@ if (onEdgeRuntime()) {
   const { serveSelfHosted } = await importOptional<typeof import("../app/http/self-hosted-server.ts")>(
     new URL("../app/http/self-hosted-server.ts", import.meta.url),
   );
-  const server = await serveSelfHosted({
-    port: config.PORT,
-    handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
-    log: consoleLogger,
-  });
+  const server = await listenOn(config.PORT, "PORT", () =>
+    serveSelfHosted({
+      port: config.PORT,
+      handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
+      log: consoleLogger,
+    })
+  ).catch(exitOnOperatorError);
   consoleLogger("info", "listening", {
     port: server.port,
     ...runtime.describe,

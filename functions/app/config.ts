@@ -38,6 +38,11 @@ export const configSchema = z
   .object({
     PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).default(8000),
     DATA_DIR: z.string().min(1).default(".data"),
+    /**
+     * With PGlite: the loopback port where psql reaches the embedded database (0 picks a free one);
+     * 54322 is Supabase's local database port, so `supabase start`'s connection string works as is.
+     */
+    SQL_PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).default(54322),
     DATABASE_URL: optionalUrl,
     /** Set by the Supabase platform inside edge functions. */
     SUPABASE_DB_URL: optionalUrl,

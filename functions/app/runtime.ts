@@ -1,6 +1,7 @@
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { EmbeddedDatabase } from "./db/pglite.ts";
 import { writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
 import { migrate } from "./db/migrate.ts";
@@ -9,6 +10,7 @@ import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
 import { edgeRuntimeKeepAlive } from "./edge-runtime.ts";
 import { clientIpSource } from "./http/client-ip.ts";
+import { listenOn } from "./http/port-in-use.ts";
 import { importOptional } from "./import-optional.ts";
 import { kioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
@@ -35,13 +37,23 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** The embedded database's SQL port (db/sql-port.ts), outside the edge bundle like PGlite. */
+async function openStaffSqlPort(config: Config, log: Logger) {
+  const { openSqlPort } = await importOptional<typeof import("./db/sql-port.ts")>(new URL("./db/sql-port.ts", import.meta.url));
+  // A staff transaction gives the backend back within a quarter of the API's deadline.
+  const graceMs = config.DATABASE_DEADLINE_MS / 4;
+  const port = await listenOn(config.SQL_PORT, "SQL_PORT", () => openSqlPort({ port: config.SQL_PORT, graceMs, log }));
+  return { ...port, psql: `psql -h 127.0.0.1 -p ${port.port} -U postgres` };
+}
+
 /**
  * Assembles the ports from the parsed configuration.
  * - `DATABASE_URL`: that Postgres; pending migrations are applied, the seed loaded when it is new.
  * - `SUPABASE_DB_URL` (inside Supabase Edge Functions): the project's database through its
  *   transaction pooler; migrations are `supabase db push`'s job there, and the client IP is
  *   `CF-Connecting-IP` unless `CLIENT_IP_HEADER` says otherwise (http/client-ip.ts).
- * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`.
+ * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`, which staff reach with
+ *   psql on `SQL_PORT` (loopback only).
  * A Postgres gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
  * layer that fails fast while it is down; PGlite runs in this process and cannot be down.
  * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
@@ -51,6 +63,8 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
   let db: Database;
   let database: string;
+  let embedded: EmbeddedDatabase | undefined;
+  let sqlPort: Awaited<ReturnType<typeof openStaffSqlPort>> | undefined;
   const deadlineMs = config.DATABASE_DEADLINE_MS;
   // A Postgres pool of 10 connections (5 per instance through Supabase's pooler), of which single
   // writes may hold all but the few kept for the batched kiosk reads (db/write-lane.ts).
@@ -63,14 +77,19 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     db = pooled(config.SUPABASE_DB_URL, 5, true);
     database = "supabase (SUPABASE_DB_URL)";
   } else {
+    // The SQL port first: a port in use stops the start before PGlite's seconds of opening.
+    sqlPort = await openStaffSqlPort(config, log);
     const { openPglite } = await importOptional<typeof import("./db/pglite.ts")>(new URL("./db/pglite.ts", import.meta.url));
-    db = await openPglite(config.DATA_DIR);
+    embedded = await openPglite(config.DATA_DIR);
+    db = embedded.db;
     database = `pglite (${config.DATA_DIR})`;
   }
   if (!onSupabase) {
     const report = await migrate(db, { seed: true });
     log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
   }
+  // Staff reach the embedded database with psql once it is migrated, as they would on Supabase.
+  if (embedded) sqlPort?.serve(embedded);
   const now = Date.now;
   const keepAlive = edgeRuntimeKeepAlive();
   const limiter = await createLimiter(config, log, now, keepAlive);
@@ -94,6 +113,15 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     sightings,
     authUsers: authUsersFromConfig(config),
   };
+  const unsetSecrets = [
+    !config.SIGNING_SECRET && "SIGNING_SECRET (x-signature)",
+    !config.STANDARD_WEBHOOKS_SECRET && "STANDARD_WEBHOOKS_SECRET (webhook-signature)",
+  ].filter(Boolean);
+  if (unsetSecrets.length > 0) {
+    log("info", "onboarding_secrets_unset", {
+      reason: `onboarding requests signed with an unset secret answer 401 until it is set: ${unsetSecrets.join(", ")}`,
+    });
+  }
   if (!deps.authUsers) {
     log("info", "auth_users_skipped", {
       reason: "no SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY: onboarded accounts get no Supabase Auth user",
@@ -104,13 +132,14 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const sweeper = onSupabase ? undefined : setInterval(() => sweepOutbox(deps), OUTBOX_SWEEP_MS);
   return {
     deps,
-    describe: { database, limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer", ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
+    describe: { database, ...(sqlPort && { sql: sqlPort.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer", ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
     async close() {
       clearInterval(sweeper);
       venues.close();
       await limiter.close();
       // What kiosks were seen doing since the last write: written before the database goes.
       await sightings.close();
+      await sqlPort?.close();
       await db.close();
     },
   };

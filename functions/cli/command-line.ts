@@ -5,8 +5,9 @@ type Flags<Options extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs
 
 /**
  * What the command-line tools share: `fail` prints a message and exits with the tool's failure
- * code; `flags` reads `Deno.args` as `options` declares them, and an unknown flag (`--help`
- * included) or a flag missing its value prints the reason and the usage instead of a stack trace.
+ * code; `flags` reads `Deno.args` as `options` declares them: `--help` prints the usage and exits
+ * 0, and an unknown flag or a flag missing its value prints the reason and the usage instead of a
+ * stack trace.
  * (Typed as an interface so that TypeScript narrows after `cli.fail(...)`, which never returns.)
  */
 export interface CommandLine {
@@ -28,6 +29,10 @@ export function commandLine(usage: string, failureCode: number): CommandLine {
   return {
     fail,
     flags(options) {
+      if (Deno.args.includes("--help")) {
+        console.log(usage);
+        Deno.exit(0);
+      }
       try {
         return parseArgs({ args: Deno.args, options }).values;
       } catch (error) {

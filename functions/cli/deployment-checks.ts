@@ -262,6 +262,18 @@ function protocolChecks(baseUrl: string): Check[] {
 /** Reads of one route, each claiming another client in X-Forwarded-For: 11 must meet the limit of 10. */
 const PROBE_READS = 11;
 
+/**
+ * Whether every read counted in the same bucket: each one's RateLimit-Remaining below the one
+ * before, but for at most one window reset in the middle. A bucket per forged address would
+ * answer the same remaining every time.
+ */
+function countedInOneBucket(answers: Answer[]): boolean {
+  const remaining = answers.map((answer) => Number(answer.headers.get("ratelimit-remaining")));
+  if (remaining.some((value) => !Number.isFinite(value))) return false;
+  const rises = remaining.slice(1).filter((value, i) => value >= remaining[i]).length;
+  return rises <= 1;
+}
+
 function limitsCheck(baseUrl: string): Check {
   const onSupabase = new URL(baseUrl).hostname.endsWith(".supabase.co");
   const advice = onSupabase
@@ -280,6 +292,10 @@ function limitsCheck(baseUrl: string): Check {
       if (first429 >= 0) return `limits hold: read ${first429 + 1} of ${PROBE_READS} got 429, forged X-Forwarded-For opened no bucket`;
       if (answers.every((answer) => !answer.headers.has("ratelimit-limit"))) {
         throw new CheckFailed("no answer carried RateLimit headers: the limiter's store did not answer (kiosk routes fail open); check its URL and token");
+      }
+      const limit = Number(answers.at(-1)!.headers.get("ratelimit-limit"));
+      if (limit >= PROBE_READS && countedInOneBucket(answers)) {
+        return `limits hold: the ${PROBE_READS} reads counted in one bucket of ${limit} a minute, above the interface's 10: this address is a registered venue (public.venue_addresses), whose allowance the probe cannot exhaust`;
       }
       throw new CheckFailed(`limits do not hold: ${PROBE_READS} reads with forged X-Forwarded-For all passed, so callers choose their own bucket; ${advice}`);
     },

@@ -79,6 +79,23 @@ describe("npm run check (functions/cli/check.ts) against a running deployment", 
     });
   });
 
+  it("passes the limit probe from a registered venue address, naming the venue as why no read got 429", async () => {
+    await database.db.query(
+      "insert into public.venue_addresses (account_id, network, kiosks) select id, '127.0.0.1', 2 from public.accounts where email = 'demo@example.com'",
+    );
+    try {
+      await withServer(database.serverEnv, async (server) => {
+        const { code, stdout } = await runCheck(["--url", `${server.url}/`, "--limits"]);
+        expect(stdout).toMatch(
+          /PASS GET \/api\/v2\/licenses\/\{key\}\/schedule ×11.*: limits hold: the 11 reads counted in one bucket of 20 a minute, above the interface's 10: this address is a registered venue/,
+        );
+        expect(code).toBe(0);
+      });
+    } finally {
+      await database.db.query("delete from public.venue_addresses where network = '127.0.0.1'");
+    }
+  });
+
   it("fails the limit probe of a deployment that trusts a forged X-Forwarded-For, names CLIENT_IP_HEADER, and exits 1", async () => {
     await withServer({ ...database.serverEnv, TRUST_PROXY: "true" }, async (server) => {
       const { code, stdout } = await runCheck(["--url", server.url, "--limits"]);

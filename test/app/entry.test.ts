@@ -46,6 +46,17 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
     expect(await bodies(onPglite)).toEqual(await bodies(onPostgres));
   });
 
+  it("says at start that onboarding answers 401 while its secrets are unset, naming each", () => {
+    expect(onPglite.logs()).toContain(
+      '"event":"onboarding_secrets_unset","reason":"onboarding requests signed with an unset secret answer 401 until it is set: SIGNING_SECRET (x-signature), STANDARD_WEBHOOKS_SECRET (webhook-signature)"',
+    );
+  });
+
+  it("names the SQL port on PGlite's listening line, and none on a Postgres of its own", () => {
+    expect(onPglite.logs()).toMatch(/"event":"listening".*"sql":"psql -h 127\.0\.0\.1 -p \d+ -U postgres"/);
+    expect(onPostgres.logs()).not.toContain('"sql":');
+  });
+
   it("applies no migration twice: the CLI's ledger is the local server's ledger", () => {
     expect(onPostgres.logs()).toContain('"migrationsApplied":0');
     expect(onPostgres.logs()).toContain('"seeded":false');

@@ -7,7 +7,8 @@
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
 // a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
 // this tree beside that commit's server (against.ts); `--workers[=1,4]` measures the production
-// start with one worker beside two, or the counts given (workers.ts).
+// start with one worker beside two, or the counts given (workers.ts); `--sql-port` compares the
+// API's throughput on PGlite without and with a psql session on its SQL port (sql-port.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -19,6 +20,7 @@ import { benchDatabase, copyDatabase } from "./database.ts";
 import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
 import { compareWorkers } from "./workers.ts";
+import { measureSqlPort } from "./sql-port.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -55,6 +57,11 @@ if (workersFlag) {
   const counts = workersFlag.includes("=") ? workersFlag.slice("--workers=".length).split(",").map(Number) : undefined;
   if (counts?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--workers=N,M: whole numbers of workers, at least 1");
   await compareWorkers(counts);
+  Deno.exit(0);
+}
+
+if (Deno.args.includes("--sql-port")) {
+  await measureSqlPort(Deno.args);
   Deno.exit(0);
 }
 

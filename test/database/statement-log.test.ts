@@ -99,7 +99,7 @@ for (const { name, pooled } of paths) {
   });
 }
 
-describe("the statements the kiosk routes send, with log_parameter_max_length = 0 (README, Operating)", () => {
+describe("the statements the kiosk routes send, with log_parameter_max_length = 0 (functions/README.md, Logs)", () => {
   let cluster: PostgresServer;
   let db: Database;
 

@@ -326,3 +326,15 @@ describe("the alert e-mail", () => {
     expect(email.html).toContain("&lt;b&gt;Venue&lt;/b&gt;");
   });
 });
+
+describe("a fleet never seen (a fresh demo)", () => {
+  const fresh = scopedDatabase();
+  const quiet = memoryLogger();
+
+  it("is no outage: the pass says no kiosk has called yet, and warns of nothing", async () => {
+    await runScheduledPass({ db: fresh.db, mailer: mail.mailer, now: clock.now, log: quiet.log });
+    const events = quiet.lines.map((line) => JSON.parse(line) as { level: string; event: string });
+    expect(events).toContainEqual(expect.objectContaining({ level: "info", event: "kiosk_alerts_waiting" }));
+    expect(events.filter((line) => line.level === "warn")).toEqual([]);
+  });
+});

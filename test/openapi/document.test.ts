@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { get } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
@@ -25,6 +26,18 @@ const TYPES_HEADER = `/**
  * types the typed-client test is compiled against) must be what the real entry serves, so a change
  * to a route that is not regenerated here fails.
  */
+/** A GET with its own Host header (fetch may not set one). */
+function getWithHost(url: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { host } }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+    }).on("error", reject);
+  });
+}
+
 describe("the served OpenAPI document (GET /api/v2/openapi.json)", () => {
   const database = scopedDatabase();
   let server: RunningServer;
@@ -33,14 +46,22 @@ describe("the served OpenAPI document (GET /api/v2/openapi.json)", () => {
 
   beforeAll(async () => {
     server = await startServer(database.serverEnv);
-    const response = await fetch(`${server.url}/api/v2/openapi.json`);
+    // Asked for as on `npm start`'s default port: the local server's port is the one asked on.
+    const response = await getWithHost(`${server.url}/api/v2/openapi.json`, "localhost:8000");
     expect(response.status).toBe(200);
-    served = `${JSON.stringify(await response.json(), null, 2)}\n`;
+    served = `${JSON.stringify(JSON.parse(response.body), null, 2)}\n`;
     scratch = mkdtempSync(join(tmpdir(), "cadence-openapi-"));
   });
   afterAll(async () => {
     await server?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("names the local server on the port it was asked on, which is npm start's PORT", async () => {
+    const response = await fetch(`${server.url}/api/v2/openapi.json`);
+    const document = (await response.json()) as { servers: Array<{ url: string; variables: { port?: { default: string } } }> };
+    expect(document.servers[0].url).toBe("http://localhost:{port}");
+    expect(document.servers[0].variables.port?.default).toBe(new URL(server.url).port);
   });
 
   it("is committed as served, in test/openapi/openapi.json", async () => {

@@ -35,7 +35,7 @@ export type RunOptions = z.infer<typeof RunOptions>;
 /** The cost estimate's options: a fleet size, a summary to read, and the list prices. */
 export const CostOptions = z.object({
   costFor: z.coerce.number().int().positive(),
-  summary: z.string(),
+  summary: z.string({ message: "required with --cost-for: the summary of a run (--json FILE), e.g. test/simulate/summaries/fleet-300-3-minutes.json" }),
   ...Object.fromEntries(Object.entries(DEFAULT_PRICES).map(([name, value]) => [name, z.coerce.number().min(0).default(value)])) as {
     [K in keyof Prices]: z.ZodDefault<z.ZodCoercedNumber>;
   },

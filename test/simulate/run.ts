@@ -117,7 +117,7 @@ async function simulate(options: RunOptions): Promise<number> {
     };
     if (window && options.perAddress.high * (60 / options.pollSeconds) > 10) {
       // A kiosk refused (429) sends no sighting: one starved of answers for the threshold looks dark.
-      log(`venues of up to ${options.perAddress.high} kiosks polling every ${options.pollSeconds} s exceed 10 calls a minute per address: rate-limited kiosks may be reported dark (README, capacity)`);
+      log(`venues of up to ${options.perAddress.high} kiosks polling every ${options.pollSeconds} s exceed 10 calls a minute per address: rate-limited kiosks may be reported dark (supabase/README.md, kiosks per venue address)`);
     }
     if (window) {
       log(`${fleet.filter((kiosk) => kiosk.dark).length} kiosks go dark from ${window.from / 1000} s to ${window.until / 1000} s; venues in ${zone}, offline after ${options.offlineSeconds} s, a scheduled run every ${options.passSeconds} s`);

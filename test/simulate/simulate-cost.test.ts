@@ -101,5 +101,6 @@ describe("npm run simulate: every option combination runs or says in one line wh
     expect(() => parseOptions(["--cost-for", "1000", "--summary", "x", "--kiosks", "3"])).toThrow(/^--kiosks: not an option with --cost-for$/);
     expect(() => parseOptions(["--cost-for", "1000", "--summary", "x", "--utilisation", "2"])).toThrow(/^--utilisation: a share above 0, at most 1$/);
     expect(() => parseOptions(["--bogus"])).toThrow(/bogus/);
+    expect(() => parseOptions(["--cost-for", "1000"])).toThrow(/^--summary: required with --cost-for: the summary of a run \(--json FILE\)/);
   });
 });

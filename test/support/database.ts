@@ -93,7 +93,7 @@ export function scopedDatabase(): TestDatabase {
 
 /** An in-memory PGlite database, migrated and seeded the way `npm start` does it. */
 export async function pgliteDatabase(): Promise<Database> {
-  const db = await openPglite();
+  const { db } = await openPglite();
   await migrate(db, { seed: true });
   return db;
 }

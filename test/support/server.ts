@@ -35,6 +35,8 @@ export interface StartOptions {
 export interface RunningServer {
   /** Base URL, e.g. http://127.0.0.1:43127 */
   url: string;
+  /** On PGlite: the loopback port where psql reaches the embedded database (db/sql-port.ts). */
+  sqlPort?: number;
   /** Everything the server printed so far. */
   logs(): string;
   pid: number;
@@ -68,7 +70,7 @@ export async function startServer(
   const args = ["run", "-A", ...(startScript.match(/--v8-flags=\S+/g) ?? []), entry];
   // The figure npm start reports, so the server caps its connections as it would under npm start.
   const limit = options.ulimit ? String(options.ulimit.soft) : execFileSync("sh", ["-c", "ulimit -Sn"], { encoding: "utf8" }).trim();
-  const spawnOptions = { cwd: root.pathname, env: childEnv({ PORT: "0", FILE_DESCRIPTOR_LIMIT: limit, ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+  const spawnOptions = { cwd: root.pathname, env: childEnv({ PORT: "0", SQL_PORT: "0", FILE_DESCRIPTOR_LIMIT: limit, ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
   let child;
   if (options.ulimit || options.startScript) {
     // The soft limit first: a hard limit under the current soft one is refused. Every step execs,
@@ -109,8 +111,10 @@ export async function startServer(
     const leaks = leaksIn(output, env);
     if (leaks.length > 0) throw new Error(`${entry} printed ${leaks.join(", ")}:\n${output}`);
   };
+  const sqlPort = /"sql":"psql -h 127\.0\.0\.1 -p (\d+)/.exec(output)?.[1];
   return {
     url: `http://127.0.0.1:${port}`,
+    sqlPort: sqlPort ? Number(sqlPort) : undefined,
     logs: () => output,
     pid: child.pid ?? 0,
     stop: () => stopWith("SIGTERM"),

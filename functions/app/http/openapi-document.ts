@@ -21,7 +21,7 @@ const license = { name: "Proprietary: all rights reserved", identifier: "License
  */
 export function serveOpenApiDocument(app: App): void {
   registerResponseHeaders(app);
-  app.doc31(OPENAPI_PATH, {
+  app.doc31(OPENAPI_PATH, (c) => ({
     openapi: "3.1.0",
     info: {
       title: "Cadence: listening-schedule and catalogue service",
@@ -33,19 +33,38 @@ export function serveOpenApiDocument(app: App): void {
       ].join("\n\n"),
       license,
     },
-    servers: [
-      { url: "http://localhost:8000", description: "`npm start` on this machine" },
-      {
-        url: "https://{projectRef}.supabase.co/functions/v1",
-        description: "The Supabase Edge Function `api` of a project",
-        variables: { projectRef: { default: "your-project-ref", description: "The Supabase project's reference id" } },
-      },
-    ],
+    servers: servers(c.req.url),
     tags: [
       { name: "catalogue", description: "Reference data and proclamations for kiosks" },
       { name: "license", description: "License validation and the kiosk's system name" },
       { name: "schedule", description: "Listening schedules, with conditional GET" },
       { name: "onboarding", description: "The automation platform's signed webhook" },
     ],
-  });
+  }));
+}
+
+/** Where the API runs: the server on this machine, and a Supabase project's edge function. */
+function servers(requestUrl: string): Array<{ url: string; description: string; variables: Record<string, { default: string; description: string }> }> {
+  return [
+    {
+      url: "http://localhost:{port}",
+      description: "`npm start` on this machine",
+      variables: { port: { default: localPort(requestUrl), description: "The port it listens on (PORT)" } },
+    },
+    {
+      url: "https://{projectRef}.supabase.co/functions/v1",
+      description: "The Supabase Edge Function `api` of a project",
+      variables: { projectRef: { default: "your-project-ref", description: "The Supabase project's reference id" } },
+    },
+  ];
+}
+
+/** PORT's default, for a document not requested from a local server (the committed copy). */
+const DEFAULT_LOCAL_PORT = "8000";
+
+/** The port the document was requested on, when that was this machine: the PORT `npm start` was given. */
+function localPort(requestUrl: string): string {
+  const url = new URL(requestUrl);
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  return loopback && url.port ? url.port : DEFAULT_LOCAL_PORT;
 }

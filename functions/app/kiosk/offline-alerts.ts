@@ -48,8 +48,8 @@ const Unannounced = z.object({ account_id: z.string(), recipient: z.string(), di
 export async function alertOfflineKiosks(ports: OfflineAlertPorts): Promise<OfflineAlertReport> {
   const at = sqlTimestamp(ports.now());
   const [pass] = (await ports.db.query("select * from cadence.kiosk_alert_pass($1::timestamptz)", [at])).map((row) => PassRow.parse(row));
-  // Once per blind spell, not every minute of it.
-  if (pass.blind_began) ports.log("warn", "kiosk_alerts_blind", { reason: "no kiosk seen lately: Cadence was down or unreachable, no kiosk is reported dark" });
+  // Once per blind spell, not every minute of it; a fleet never seen (a fresh demo) is no outage.
+  if (pass.blind_began) await logBlind(ports);
   const accounts = (await ports.db.query("select * from cadence.unannounced_kiosk_alerts()")).map((row) => Unannounced.parse(row));
   let emails = 0;
   for (const account of accounts) {
@@ -64,4 +64,11 @@ export async function alertOfflineKiosks(ports: OfflineAlertPorts): Promise<Offl
   const report = { blind: pass.blind, watchRestarted: pass.watch_restarted, wentDark: pass.went_dark, cameBack: pass.came_back, emails };
   if (report.wentDark + report.cameBack + report.emails > 0) ports.log("info", "kiosk_alerts", { ...report });
   return report;
+}
+
+/** Why the pass reported no kiosk: none has ever called, or none lately (Cadence was down). */
+async function logBlind(ports: OfflineAlertPorts) {
+  const [{ seen }] = await ports.db.query<{ seen: boolean }>("select exists (select from public.kiosk_sightings) as seen");
+  if (seen) ports.log("warn", "kiosk_alerts_blind", { reason: "no kiosk seen lately: Cadence was down or unreachable, no kiosk is reported dark" });
+  else ports.log("info", "kiosk_alerts_waiting", { reason: "no kiosk has called yet: offline alerts start with the first one seen" });
 }
