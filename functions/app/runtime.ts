@@ -15,8 +15,8 @@ import type { Logger } from "./log.ts";
 import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
 import { createLimiter } from "./rate-limit/create-limiter.ts";
-import { venueAllowances } from "./rate-limit/venues.ts";
 import { runScheduledPass } from "./scheduled-pass.ts";
+import { venueAllowances } from "./venues/venue-allowances.ts";
 
 /** How often the local server runs the offline alerts and retries queued e-mails that are due. */
 export const OUTBOX_SWEEP_MS = 60_000;

@@ -3,7 +3,9 @@ import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { ipv6Groups } from "../http/ip-address.ts";
-import { ipv4 } from "./window-counts.ts";
+import type { ClientAllowances } from "../rate-limit/limiter.ts";
+import { ipv4 } from "../rate-limit/window-counts.ts";
+import { venueLimit } from "./venue-limit.ts";
 
 /**
  * How often an instance reads the registrations again: a change reaches every running instance
@@ -26,13 +28,9 @@ export interface Venue {
 }
 
 /** The registered venue addresses, as one instance knows them (public.venue_addresses). */
-export interface VenueAllowances {
+export interface VenueAllowances extends ClientAllowances {
   /** The registration holding `ip`, from memory only: never a database read on the request path. */
   lookup(ip: string): Venue | undefined;
-  /** Whether the registrations have been read at least once since the instance started. */
-  readonly loaded: boolean;
-  /** Settles when the first read has (successfully or not). */
-  firstLoad: Promise<void>;
   /** Reads the registrations now (the timer does this every `refreshEveryMs`). */
   refresh(): Promise<void>;
   close(): void;
@@ -105,24 +103,8 @@ export function venueAllowances(options: VenueAllowancesOptions): VenueAllowance
   unrefTimer(timer);
 
   return {
-    lookup(ip) {
-      const address = ipv4(ip);
-      if (address !== null) {
-        for (const [length, venues] of v4) {
-          const venue = venues.get(mask4(address, length));
-          if (venue) return venue;
-        }
-        return undefined;
-      }
-      if (v6.size === 0) return undefined;
-      const bits = ipv6(ip);
-      if (bits === null) return undefined;
-      for (const [length, venues] of v6) {
-        const venue = venues.get(mask6(bits, length));
-        if (venue) return venue;
-      }
-      return undefined;
-    },
+    lookup,
+    limitFor: (rule, client, identifier) => venueLimit(rule.perKiosk ? lookup(client) : undefined, rule, identifier),
     get loaded() {
       return loaded;
     },
@@ -132,6 +114,25 @@ export function venueAllowances(options: VenueAllowancesOptions): VenueAllowance
       clearInterval(timer as Parameters<typeof clearInterval>[0]);
     },
   };
+
+  function lookup(ip: string): Venue | undefined {
+    const address = ipv4(ip);
+    if (address !== null) {
+      for (const [length, venues] of v4) {
+        const venue = venues.get(mask4(address, length));
+        if (venue) return venue;
+      }
+      return undefined;
+    }
+    if (v6.size === 0) return undefined;
+    const bits = ipv6(ip);
+    if (bits === null) return undefined;
+    for (const [length, venues] of v6) {
+      const venue = venues.get(mask6(bits, length));
+      if (venue) return venue;
+    }
+    return undefined;
+  }
 }
 
 function put<A>(table: Table<A>, length: number, network: A, venue: Venue) {

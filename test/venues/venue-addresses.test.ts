@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLimiter, type LimiterStore } from "../../functions/app/rate-limit/create-limiter.ts";
 import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
 import { RULES } from "../../functions/app/rate-limit/rules.ts";
-import { ipv6, venueAllowances, type VenueAllowances } from "../../functions/app/rate-limit/venues.ts";
+import { ipv6, venueAllowances, type VenueAllowances } from "../../functions/app/venues/venue-allowances.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { utcDayStart } from "../support/clock.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
