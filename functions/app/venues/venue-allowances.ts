@@ -2,9 +2,8 @@ import type { Database } from "../db/database.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
-import { ipv6Groups } from "../http/ip-address.ts";
+import { ipv4, ipv6, mask4, mask6, parseNetwork } from "../ip-address.ts";
 import type { ClientAllowances } from "../rate-limit/limiter.ts";
-import { ipv4 } from "../rate-limit/window-counts.ts";
 import { venueLimit } from "./venue-limit.ts";
 
 /**
@@ -145,28 +144,4 @@ function put<A>(table: Table<A>, length: number, network: A, venue: Venue) {
 function unrefTimer(timer: unknown) {
   if (typeof timer === "object" && timer !== null && "unref" in timer) (timer as { unref(): void }).unref();
   else (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(timer as number);
-}
-
-const mask4 = (address: number, length: number) => length === 0 ? 0 : (address & (~0 << (32 - length))) >>> 0;
-const ALL_V6 = (1n << 128n) - 1n;
-const mask6 = (address: bigint, length: number) => address & (ALL_V6 ^ ((1n << BigInt(128 - length)) - 1n));
-
-/** A network as Postgres writes a cidr (`203.0.113.0/28`, `2001:db8::/48`), or null if it is neither. */
-export function parseNetwork(text: string): { family: 4 | 6; bits: number | bigint; length: number; address: string; host: boolean } | null {
-  const [address, lengthText] = text.split("/");
-  const v4 = ipv4(address);
-  if (v4 !== null) {
-    const length = lengthText === undefined ? 32 : Number(lengthText);
-    return Number.isInteger(length) && length >= 0 && length <= 32 ? { family: 4, bits: v4, length, address, host: length === 32 } : null;
-  }
-  const v6 = ipv6(address);
-  if (v6 === null) return null;
-  const length = lengthText === undefined ? 128 : Number(lengthText);
-  return Number.isInteger(length) && length >= 0 && length <= 128 ? { family: 6, bits: v6, length, address, host: length === 128 } : null;
-}
-
-/** An IPv6 address (`::` compression and a dotted IPv4 tail allowed) as a 128-bit number, or null: the groups `canonicalIp` reads. */
-export function ipv6(text: string): bigint | null {
-  const groups = text.includes(":") ? ipv6Groups(text) : undefined;
-  return groups ? groups.reduce((bits, group) => (bits << 16n) | BigInt(group), 0n) : null;
 }
