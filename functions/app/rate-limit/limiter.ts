@@ -24,8 +24,8 @@ export interface LimitRule {
   windowMs: number;
   failMode: FailMode;
   /**
-   * A kiosk route's rule: a registered venue address gets `limit` times its kiosks, counted in one
-   * bucket for the whole registration (venues/venue-limit.ts). Unset: the limit is the same for everyone.
+   * A kiosk route's rule: a registered venue address gets `limit` times its kiosks on top of what
+   * the spec gives each address (venues/venue-limit.ts). Unset: the limit is the same for everyone.
    */
   perKiosk?: boolean;
 }
@@ -41,8 +41,11 @@ export interface AppliedLimit {
  * this instance knows it, from memory. A port: this room knows no venue.
  */
 export interface ClientAllowances {
-  /** The limit `client` is counted against under `rule`, `identifier` being its own bucket. */
-  limitFor(rule: LimitRule, client: string, identifier: string): AppliedLimit;
+  /**
+   * The buckets a request of `client` is counted in under `rule`, in order, until one lets it
+   * through: its own (`identifier`) first, never at less than the rule's limit.
+   */
+  limitsFor(rule: LimitRule, client: string, identifier: string): AppliedLimit[];
   /** Whether the allowances have been read at least once since the instance started. */
   readonly loaded: boolean;
   /** Settles when the first read has (successfully or not). */
