@@ -22,6 +22,8 @@ export interface Deps {
    */
   venues?: VenueAllowances;
   log: Logger;
+  /** The longest a request waits on one statement (DATABASE_DEADLINE_MS); unset, the default 2 s. */
+  databaseDeadlineMs?: number;
   /** The clock, in epoch milliseconds. */
   now: () => number;
   /** How long the catalogue (and the proclamations it serves) is kept in memory: CATALOGUE_TTL_MS. */

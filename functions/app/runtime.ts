@@ -85,6 +85,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     log,
     now,
     catalogueTtlMs: config.CATALOGUE_TTL_MS,
+    databaseDeadlineMs: deadlineMs,
     clientIpSource: clientIpSource(config, onSupabase),
     ipv6PrefixLength: config.IPV6_RATE_LIMIT_PREFIX,
     mailer: mailerFromConfig(config),
