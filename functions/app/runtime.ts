@@ -16,6 +16,7 @@ import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
 import { createLimiter } from "./rate-limit/create-limiter.ts";
 import { runScheduledPass } from "./scheduled-pass.ts";
+import { settingOverrides } from "./setting-overrides.ts";
 import { venueAllowances } from "./venues/venue-allowances.ts";
 
 /** How often the local server runs the offline alerts and retries queued e-mails that are due. */
@@ -48,6 +49,7 @@ export interface Runtime {
  * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
+  for (const override of settingOverrides(config)) log("warn", "setting_overridden", { ...override });
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
   let db: Database;
   let database: string;
