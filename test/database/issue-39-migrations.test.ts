@@ -45,6 +45,9 @@ beforeAll(async () => {
     await tx`set local session_replication_role = replica`;
     await tx`update public.venue_addresses set created_by = 'account holder e0000000-0000-4000-8000-000000000002' where account_id = ${account.other}`;
   });
+  await sql`update public.license_keys set system_name = ${"\u3164"} where key = 'DEMO-0000-0000-0001'`;
+  await sql`update public.license_keys set system_name = ${"Hall\u0001"} where key = 'DEMO-0000-0000-0004'`;
+  await sql`update public.license_keys set system_name = 'Lobby' where key = 'DEMO-0000-0000-0002'`;
   notices.length = 0;
   for (const file of ours) await sql.begin((tx) => tx.unsafe(readFileSync(new URL(file, migrations), "utf8")));
 });
@@ -90,5 +93,20 @@ describe("venue addresses: ranges an account holder registered are kept and repo
     expect(warning?.severity).toBe("WARNING");
     expect(warning?.message).toContain(`(2001:db8:5a::/48, account ${account.other})`);
     expect(warning?.message).not.toContain("203.0.113.7");
+  });
+});
+
+describe("system names: names stored before that show nothing are kept and reported", () => {
+  it("keeps them as they are and warns with their count and keys; a name that shows is not named", async () => {
+    const names = await sql`select key, system_name from public.license_keys where key in ('DEMO-0000-0000-0001', 'DEMO-0000-0000-0002', 'DEMO-0000-0000-0004') order by key`;
+    expect(names.map((row) => row.system_name)).toEqual(["\u3164", "Lobby", "Hall\u0001"]);
+    const warning = notices.find((notice) => notice.message.startsWith("system names that show nothing"));
+    expect(warning?.severity).toBe("WARNING");
+    expect(warning?.message).toMatch(/: 2 keys: DEMO-0000-0000-0001, DEMO-0000-0000-0004$/);
+  });
+
+  it("lets their rows change otherwise, and refuses them as new names", async () => {
+    await sql`update public.license_keys set active = active where key = 'DEMO-0000-0000-0001'`;
+    await expect(sql`update public.license_keys set system_name = ${"\u2800"} where key = 'DEMO-0000-0000-0002'`).rejects.toMatchObject({ constraint_name: "system_name_is_normalised" });
   });
 });
