@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
-// The migrations of issue 39 on a deployment with data they no longer accept: each keeps or repairs
-// what is stored, and reports it. Applied file by file as `supabase db push` does, on a database
-// holding every migration before them and the seed.
+// The migrations that tightened stored-data rules (issue 39: venues, time zones, system names), on a
+// deployment holding data they no longer accept: each keeps or repairs what is stored, and reports
+// it. Applied file by file as `supabase db push` does, on a database holding every migration before
+// them and the seed.
 
 const root = new URL("../../", import.meta.url);
 const migrations = new URL("supabase/migrations/", root);
