@@ -9,10 +9,13 @@
 -- - at least one visible character: a letter, digit, punctuation or symbol (L, N, P, S) that is
 --   not default-ignorable (the Hangul fillers are letters that render as nothing) nor the braille
 --   blank. Fillers, blanks, marks and variation selectors may stand beside one; they do not count.
--- functions/app/license/schemas.ts answers invalid_name / `invalid` by the same rule, in Unicode 17
--- (the tables below are Unicode 17's, as JavaScript's \p{...} matches them in Deno and Node;
--- test/license/system-name.test.ts walks every code point through both). Uniqueness is unchanged:
--- the stored form, compared case-insensitively.
+-- functions/app/license/schemas.ts answers invalid_name / `invalid` by the same rule. The tables
+-- below are Unicode 17's, generated with Node 20's \p{...} (process.versions.unicode 17.0);
+-- test/license/system-name.test.ts walks every code point through both under Node. Deno 2.9, which
+-- serves the API, knows an older Unicode (measured: 4,761 more code points unassigned, marks or
+-- default-ignorable), so it refuses as unassigned the characters Unicode 17 added, which these
+-- tables accept: the API is then the stricter of the two, never a 500. Uniqueness is unchanged: the
+-- stored form, compared case-insensitively.
 --
 -- Names stored before are kept as they are (an update that leaves a name as it was passes, as
 -- before); this migration reports those that break the rule (WARNING: how many, and their keys)
