@@ -5,7 +5,7 @@ import type { KioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { RateLimiter } from "./rate-limit/limiter.ts";
-import type { VenueAllowances } from "./rate-limit/venues.ts";
+import type { VenueAllowances } from "./venues/venue-allowances.ts";
 
 /** The ports and settings the app is built from; the entry assembles them from the parsed config. */
 export interface Deps {
@@ -22,6 +22,8 @@ export interface Deps {
    */
   venues?: VenueAllowances;
   log: Logger;
+  /** The longest a request waits on one statement (DATABASE_DEADLINE_MS); unset, the default 2 s. */
+  databaseDeadlineMs?: number;
   /** The clock, in epoch milliseconds. */
   now: () => number;
   /** How long the catalogue (and the proclamations it serves) is kept in memory: CATALOGUE_TTL_MS. */

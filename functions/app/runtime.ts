@@ -17,8 +17,9 @@ import type { Logger } from "./log.ts";
 import { errorMessage } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";
 import { createLimiter } from "./rate-limit/create-limiter.ts";
-import { venueAllowances } from "./rate-limit/venues.ts";
 import { runScheduledPass } from "./scheduled-pass.ts";
+import { settingOverrides } from "./setting-overrides.ts";
+import { venueAllowances } from "./venues/venue-allowances.ts";
 
 /** How often the local server runs the offline alerts and retries queued e-mails that are due. */
 export const OUTBOX_SWEEP_MS = 60_000;
@@ -60,6 +61,7 @@ async function openStaffSqlPort(config: Config, log: Logger) {
  * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
+  for (const override of settingOverrides(config)) log("warn", "setting_overridden", { ...override });
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
   let db: Database;
   let database: string;
@@ -104,6 +106,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     log,
     now,
     catalogueTtlMs: config.CATALOGUE_TTL_MS,
+    databaseDeadlineMs: deadlineMs,
     clientIpSource: clientIpSource(config, onSupabase),
     ipv6PrefixLength: config.IPV6_RATE_LIMIT_PREFIX,
     mailer: mailerFromConfig(config),

@@ -144,6 +144,9 @@ const holderFunctions = [
   "cadence.holder_owns_key(text)",
   "cadence.holder_proclamation_ids()",
   "cadence.holder_schedule_ids()",
+  // The zone trigger's list, met by a holder setting a zone.
+  "cadence.iana_time_zones()",
+  "cadence.license_key_offline_after(text)",
   "cadence.license_key_owner(text)",
   "cadence.license_key_playing(text,timestamp with time zone)",
   "cadence.license_key_schedule_version(text)",

@@ -383,16 +383,40 @@ describe("public.kiosk_status", () => {
     expect((await statusOf(database.db, KEY.legacy)).state).toBe("offline");
   });
 
-  it("state at the edge: online at exactly 15 minutes, offline a millisecond later", async () => {
+  it("state at the edge: online up to 15 minutes (the default offline_alert_after), offline from exactly 15 minutes, as the offline alerts count it", async () => {
     const states = await sql.begin(async (tx) => {
       // One transaction: now() is one instant for the writes and the reads.
+      await tx`update public.kiosk_sightings set last_seen_at = now() - interval '14 minutes 59.999 seconds' where license_key = ${KEY.other}`;
+      const [before] = await tx`select state from public.kiosk_status where license_key = ${KEY.other}`;
       await tx`update public.kiosk_sightings set last_seen_at = now() - interval '15 minutes' where license_key = ${KEY.other}`;
       const [atEdge] = await tx`select state from public.kiosk_status where license_key = ${KEY.other}`;
-      await tx`update public.kiosk_sightings set last_seen_at = now() - interval '15 minutes 0.001 seconds' where license_key = ${KEY.other}`;
-      const [past] = await tx`select state from public.kiosk_status where license_key = ${KEY.other}`;
-      return [atEdge.state, past.state];
+      return [before.state, atEdge.state];
     });
     expect(states).toEqual(["online", "offline"]);
+  });
+
+  it("state follows the account's offline_alert_after, the threshold of the offline alerts, so the two never disagree", async () => {
+    const rollback = new Error("rollback");
+    let states: string[] = [];
+    await sql.begin(async (tx) => {
+      await tx`update public.accounts set offline_alert_after = interval '1 minute' where id = cadence.license_key_owner(${KEY.other})`;
+      await tx`update public.kiosk_sightings set last_seen_at = now() - interval '59 seconds' where license_key = ${KEY.other}`;
+      const [within] = await tx`select state from public.kiosk_status where license_key = ${KEY.other}`;
+      await tx`update public.kiosk_sightings set last_seen_at = now() - interval '2 minutes' where license_key = ${KEY.other}`;
+      const [past] = await tx`select state from public.kiosk_status where license_key = ${KEY.other}`;
+      // What the offline-alert pass takes as unseen for the account's threshold (cadence.kiosk_alert_pass's stale set).
+      const [alertRule] = await tx`
+        select s.last_seen_at <= now() - a.offline_alert_after as unseen
+          from public.kiosk_sightings as s join public.accounts as a on a.id = cadence.license_key_owner(s.license_key)
+         where s.license_key = ${KEY.other}`;
+      await tx`update public.accounts set offline_alert_after = interval '1 hour' where id = cadence.license_key_owner(${KEY.other})`;
+      const [longer] = await tx`select state from public.kiosk_status where license_key = ${KEY.other}`;
+      states = [within.state, past.state, alertRule.unseen ? "unseen" : "seen", longer.state];
+      throw rollback;
+    }).catch((error) => {
+      if (error !== rollback) throw error;
+    });
+    expect(states).toEqual(["online", "offline", "unseen", "online"]);
   });
 
   it("schedule_version_current is the ETag the API serves, for every key and schedule kind", async () => {

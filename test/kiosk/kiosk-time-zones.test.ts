@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scopedDatabase } from "../support/database.ts";
@@ -66,6 +67,33 @@ describe("time zones: every key and account has an IANA zone, checked by the dat
     // A bulk edit: the known zone of the first rows does not let the unknown one of a later row through.
     await expect(sql`update public.license_keys set time_zone = case when key = 'DEMO-0000-0000-0005' then 'europe/berlinn' else 'Europe/Berlin' end`)
       .rejects.toMatchObject({ constraint_name: "time_zone_is_known", message: expect.stringContaining("'europe/berlinn'") });
+  });
+
+  it("refuses the zoneinfo directory's names that are no IANA zone: localtime, posixrules, Factory, posix/..., right/...", async () => {
+    for (const zone of ["localtime", "posixrules", "Factory", "posix/Europe/Berlin", "right/Europe/Berlin", "posix/UTC"]) {
+      const refused = { code: "23514", constraint_name: "time_zone_is_known", message: expect.stringContaining(`unknown time zone '${zone}'`) };
+      await expect(sql`update public.license_keys set time_zone = ${zone} where key = 'DEMO-0000-0000-0001'`, zone).rejects.toMatchObject(refused);
+      await expect(sql`update public.accounts set time_zone = ${zone} where id = ${account.other}`, zone).rejects.toMatchObject(refused);
+    }
+  });
+
+  it("accepts canonical names and IANA's backward links", async () => {
+    await sql.begin(async (tx) => {
+      for (const zone of ["Europe/Berlin", "Etc/GMT+5", "UTC", "US/Eastern", "Asia/Calcutta", "GB"]) {
+        await tx`update public.license_keys set time_zone = ${zone} where key = 'DEMO-0000-0000-0001'`;
+      }
+      await tx`update public.license_keys set time_zone = null where key = 'DEMO-0000-0000-0001'`;
+    });
+  });
+
+  const tzdata = "/usr/share/zoneinfo/tzdata.zi";
+  it.skipIf(!existsSync(tzdata))("accepts exactly the zones and links of IANA's own list (tzdata.zi), Factory aside, where Postgres reads the system's zoneinfo", async () => {
+    const iana = readFileSync(tzdata, "utf8").split("\n")
+      .map((line) => /^Z (\S+)/.exec(line)?.[1] ?? /^L \S+ (\S+)/.exec(line)?.[1])
+      .filter((name): name is string => name !== undefined && name !== "Factory")
+      .sort();
+    const accepted = (await sql`select zone from cadence.iana_time_zones() as zone`).map((row) => row.zone as string);
+    expect(accepted.sort()).toEqual(iana);
   });
 
   it("the alert threshold is between a minute and a week", async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
-import { systemNameForm } from "../../functions/app/license/schemas.ts";
+import { systemNameForm, systemNameShows } from "../../functions/app/license/schemas.ts";
 import { setSystemNames } from "../../functions/app/license/store.ts";
 import postgres from "postgres";
 import { testApp } from "../support/app.ts";
@@ -256,6 +256,22 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
     expect(forms.slice(0, invisible.length).every((form) => form === "ab")).toBe(true);
   });
 
+  it("has one rule in TypeScript and in SQL for what shows: every code point alone, through the form, decided alike by both", async () => {
+    for (let plane = 0; plane <= 0x10; plane++) {
+      const names: string[] = [];
+      for (let point = plane * 0x10000 || 1; point < (plane + 1) * 0x10000; point++) {
+        if (point >= 0xd800 && point <= 0xdfff) continue;
+        names.push(systemNameForm(String.fromCodePoint(point)));
+      }
+      const [{ shows }] = await db.query<{ shows: boolean[] }>(
+        "select array(select cadence.system_name_shows(n) from unnest($1::text[]) with ordinality as t(n, i) order by i) as shows",
+        [names],
+      );
+      const differ = names.filter((name, i) => shows[i] !== systemNameShows(name));
+      expect(differ.map((name) => name.codePointAt(0)?.toString(16)), `plane ${plane}`).toEqual([]);
+    }
+  });
+
   it("answers 413 for a body over 64 KiB", async () => {
     const { keys } = await newAccount(1);
     const body = JSON.stringify({ systemName: "Lobby", pad: "x".repeat(64 * 1024) });
@@ -404,5 +420,75 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
       expect([(await keyRow(keys[0])).system_name, (await keyRow(keys[1])).system_name, (await keyRow(keys[2])).system_name])
         .toEqual(["Office", null, "Studio"]);
     });
+  });
+});
+
+/** The first code point of each general category, skipping default-ignorables (the Hangul fillers are letters that show nothing). */
+function firstOf(category: string): string {
+  const of = new RegExp(`\\p{gc=${category}}`, "u");
+  const ignorable = /\p{Default_Ignorable_Code_Point}/u;
+  for (let point = 0x20; point <= 0x10ffff; point++) {
+    if (category !== "Cs" && point >= 0xd800 && point <= 0xdfff) continue;
+    const text = String.fromCharCode(...(point > 0xffff ? [0xd800 + ((point - 0x10000) >> 10), 0xdc00 + ((point - 0x10000) & 0x3ff)] : [point]));
+    if (of.test(text) && !ignorable.test(text)) return text;
+  }
+  throw new Error(`no code point of ${category}`);
+}
+
+describe("system names that show something: every Unicode general category, through license validation and the system-name write", () => {
+  /** What a category is, for a name: shows (letters, digits, punctuation, symbols), shows nothing beside another (spaces, marks, format characters), or refused (controls, private use, unassigned, surrogates). */
+  const kinds: Record<string, "shows" | "blank" | "refused"> = {
+    Lu: "shows", Ll: "shows", Lt: "shows", Lm: "shows", Lo: "shows",
+    Nd: "shows", Nl: "shows", No: "shows",
+    Pc: "shows", Pd: "shows", Ps: "shows", Pe: "shows", Pi: "shows", Pf: "shows", Po: "shows",
+    Sm: "shows", Sc: "shows", Sk: "shows", So: "shows",
+    Zs: "blank", Zl: "blank", Zp: "blank",
+    Mn: "blank", Mc: "blank", Me: "blank", Cf: "blank",
+    Cc: "refused", Co: "refused", Cn: "refused", Cs: "refused",
+  };
+  /** The issue's cases, each a name that showed nothing or broke a screen. */
+  const blanks = {
+    "Hangul filler U+115F": "\u115f", "Hangul filler U+1160": "\u1160", "Hangul filler U+3164": "\u3164", "Hangul filler U+FFA0": "\uffa0",
+    "braille blank U+2800": "\u2800", "variation selector U+FE0F": "\ufe0f", "variation selector U+E0100": "\u{e0100}",
+    "combining mark U+0301": "\u0301", "control U+0001": "\u0001", "control U+007F": "\u007f", "control U+0085": "\u0085",
+    "private use U+E000": "\ue000", "noncharacter U+FDD0": "\ufdd0", "noncharacter U+FFFE": "\ufffe",
+  };
+
+  let account: Awaited<ReturnType<typeof newAccount>>;
+  beforeAll(async () => {
+    account = await newAccount(1);
+  });
+
+  /** The PUT's answer and validation's systemNameStatus for one name. */
+  async function outcome(name: string) {
+    const written = await put(account.keys[0], { systemName: name });
+    const validated = await validate(account.keys[0], account.email, name);
+    return { put: written.status === 200 ? "ok" : written.body.message, validation: validated.body.systemNameStatus };
+  }
+
+  for (const [category, kind] of Object.entries(kinds)) {
+    it(`${category}: alone ${kind === "shows" ? "a name" : "invalid_name"}; beside a letter ${kind === "refused" ? "still invalid_name" : "a name"}`, async () => {
+      const character = firstOf(category);
+      const alone = await outcome(character);
+      const beside = await outcome(`Kiosk ${character}x`);
+      // Validation re-sends the name the PUT just stored: `ok` either way when it is valid.
+      expect(alone).toEqual(kind === "shows" ? { put: "ok", validation: "ok" } : { put: "invalid_name", validation: "invalid" });
+      expect(beside).toEqual(kind === "refused" ? { put: "invalid_name", validation: "invalid" } : { put: "ok", validation: "ok" });
+    });
+  }
+
+  it("refuses the issue's blank and broken names alone, and keeps the stored name", async () => {
+    expect(await put(account.keys[0], { systemName: "Lobby" })).toEqual(named("Lobby"));
+    for (const [what, name] of Object.entries(blanks)) {
+      expect(await outcome(name), what).toEqual({ put: "invalid_name", validation: "invalid" });
+    }
+    expect((await keyRow(account.keys[0])).system_name).toBe("Lobby");
+  });
+
+  it("holds the rule in Postgres too: a direct write of a name that shows nothing is refused, naming the rule", async () => {
+    for (const name of Object.values(blanks)) {
+      await expect(db.query("update public.license_keys set system_name = $1 where key = $2", [name, account.keys[0]]))
+        .rejects.toMatchObject({ code: "23514", constraint: "system_name_is_normalised" });
+    }
   });
 });

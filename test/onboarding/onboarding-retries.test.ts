@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
-import { CLAIM_LEASE_SECONDS } from "../../functions/app/onboarding/idempotency.ts";
+import { DEFAULT_DEADLINE_MS } from "../../functions/app/db/database.ts";
+import { claimLeaseSeconds } from "../../functions/app/onboarding/idempotency.ts";
 import { standardWebhookVerifier } from "../../functions/app/onboarding/standard-webhooks.ts";
 import { claimOnboardingKey } from "../../functions/app/onboarding/store.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
@@ -109,20 +110,24 @@ describe("POST /api/v2/automations/create/account with an Idempotency-Key (spec'
     expect(await replay.text()).toBe(INVALID);
   });
 
-  it("tells a retry that arrives while the first is running to retry shortly (409, Retry-After), and lets a retry take over once the first's lease has run out", async () => {
+  it("tells a retry that arrives while the first is running to wait what is left of the first's deadline (409, Retry-After of seconds, not a minute), and lets a retry take over once it has run out", async () => {
+    const lease = claimLeaseSeconds(DEFAULT_DEADLINE_MS);
+    expect(lease).toBe(5);
     const email = newEmail();
     const key = crypto.randomUUID();
     const body = JSON.stringify({ email });
     // The first request, as it stands between its claim and its commit.
     const digest = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body))).toString("hex");
-    const claim = await claimOnboardingKey(db, { source: "idempotency-key", id: key }, digest, clock.now(), CLAIM_LEASE_SECONDS);
+    const claim = await claimOnboardingKey(db, { source: "idempotency-key", id: key }, digest, clock.now(), lease);
     expect(claim.outcome).toBe("claimed");
     const busy = await keyed(body, key);
     await expectMessage(busy, 409, "a request with this idempotency key is still in progress; retry shortly");
-    expect(Number(busy.headers.get("retry-after"))).toBe(CLAIM_LEASE_SECONDS);
+    expect(Number(busy.headers.get("retry-after"))).toBe(lease);
+    clock.advance(3_000);
+    expect(Number((await keyed(body, key)).headers.get("retry-after"))).toBe(lease - 3);
     expect(await effectsOf(email)).toEqual({ accounts: 0, keys: 0, emails: 0 });
     // The first request died: past its lease, the retry carries it out, once.
-    clock.advance(CLAIM_LEASE_SECONDS * 1000 + 1000);
+    clock.advance((lease - 3) * 1000 + 1000);
     const taken = await keyed(body, key);
     expect(taken.status).toBe(200);
     expect(await (await keyed(body, key)).text()).toBe(await taken.text());

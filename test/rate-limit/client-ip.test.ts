@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { clientIp, ClientIpHeader, clientIpSource, UNKNOWN_CLIENT } from "../../functions/app/http/client-ip.ts";
-import { canonicalIp, rateLimitClient } from "../../functions/app/http/ip-address.ts";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { scopedDatabase } from "../support/database.ts";
@@ -65,40 +64,6 @@ describe("the client IP of a request (clientIp)", () => {
       expect(clientIp(requestWith({ "x-real-ip": value }), PEER, header("x-real-ip")), value).toBe(UNKNOWN_CLIENT);
     }
     expect(clientIp(requestWith({ "x-forwarded-for": "not-an-ip, 198.51.100.1" }), PEER, header("x-forwarded-for"))).toBe(UNKNOWN_CLIENT);
-  });
-});
-
-describe("one address, one spelling (canonicalIp)", () => {
-  it("writes IPv6 in RFC 5952's form: lower case, no leading zeros, the longest run of zero groups as ::", () => {
-    for (const spelling of ["2001:db8::1", "2001:0db8::1", "2001:db8:0:0:0:0:0:1", "2001:DB8:0000::0001", "2001:db8::0:1"]) {
-      expect(canonicalIp(spelling), spelling).toBe("2001:db8::1");
-    }
-    expect(canonicalIp("2001:db8:0:0:1:0:0:1")).toBe("2001:db8::1:0:0:1");
-    expect(canonicalIp("2001:db8:0:1:1:1:1:1")).toBe("2001:db8:0:1:1:1:1:1");
-    expect(canonicalIp("0:0:0:0:0:0:0:1")).toBe("::1");
-    expect(canonicalIp("fe80:0:0:0:0:0:0:0")).toBe("fe80::");
-  });
-
-  it("reads an IPv4-mapped IPv6 address, in any spelling, as the IPv4 address", () => {
-    for (const spelling of ["::ffff:1.2.3.4", "::ffff:0102:0304", "::FFFF:102:304", "0:0:0:0:0:ffff:1.2.3.4", "1.2.3.4"]) {
-      expect(canonicalIp(spelling), spelling).toBe("1.2.3.4");
-    }
-  });
-
-  it("is no address for zones, brackets, ports, too many groups or bad digits", () => {
-    for (const text of ["fe80::1%eth0", "[2001:db8::1]", "2001:db8::1:443:1:1:1:1:1", "1:2:3:4:5:6:7:8:9", "2001:db8::g", "1::2::3", "::ffff:1.2.3.256", "01.2.3.4", "12345::"]) {
-      expect(canonicalIp(text), text).toBeUndefined();
-    }
-  });
-});
-
-describe("the rate-limit client of an address (rateLimitClient)", () => {
-  it("is an IPv4 address itself, an IPv6 address the network of its prefix", () => {
-    expect(rateLimitClient("198.51.100.7", 64)).toBe("198.51.100.7");
-    expect(rateLimitClient("2001:db8:1:1::1e", 64)).toBe("2001:db8:1:1::/64");
-    expect(rateLimitClient("2001:db8:1:1ff::1", 56)).toBe("2001:db8:1:100::/56");
-    expect(rateLimitClient("2001:db8:1:1::1e", 128)).toBe("2001:db8:1:1::1e/128");
-    expect(rateLimitClient(UNKNOWN_CLIENT, 64)).toBe(UNKNOWN_CLIENT);
   });
 });
 

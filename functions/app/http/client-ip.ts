@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import * as z from "zod";
-import { canonicalIp, rateLimitClient } from "./ip-address.ts";
+import { canonicalIp, rateLimitClient } from "../ip-address.ts";
 import type { ConnectionInfo, Env } from "./route.ts";
 
 /**

@@ -21,18 +21,43 @@ export function systemNameForm(name: string): string {
 }
 
 /**
+ * Code points no system name holds: controls (Cc, NUL included), private use (Co), unassigned and
+ * noncharacters (Cn), surrogates (Cs), and U+FFFD, what an unpaired surrogate becomes on the way in
+ * (`parseJsonBody` makes JSON text well-formed).
+ */
+const REFUSED = /[\p{Cc}\p{Co}\p{Cn}\p{Cs}\uFFFD]/u;
+/** What shows: a letter, digit, punctuation or symbol... */
+const SHOWS = /[\p{L}\p{N}\p{P}\p{S}]/u;
+/** ...unless it renders as nothing: default-ignorables (the Hangul fillers are letters) and the braille blank. */
+const SHOWS_NOTHING = /[\p{Default_Ignorable_Code_Point}\u2800]/u;
+
+/**
+ * Whether a name (in its stored form) shows something, as `cadence.system_name_shows` decides in
+ * SQL: no refused code point, and at least one character that shows. A lone combining mark, a
+ * Hangul filler, the braille blank or a variation selector shows nothing.
+ *
+ * @example
+ * systemNameShows("\u3164"); // false
+ * systemNameShows("Lobby \u{1F3B5}"); // true
+ */
+export function systemNameShows(name: string): boolean {
+  if (REFUSED.test(name)) return false;
+  for (const character of name) if (SHOWS.test(character) && !SHOWS_NOTHING.test(character)) return true;
+  return false;
+}
+
+/**
  * A kiosk's system name, as both routes accept it: a string, in its stored form (`systemNameForm`),
  * then 1 to 40 characters counted as code points (as Postgres's char_length counts them for the
- * stored name's check). Empty once invisible characters and surrounding whitespace are gone is
- * invalid, as whitespace-only is. A NUL character cannot be stored in Postgres text, so a name
- * holding one is invalid too.
+ * stored name's check), showing something (`systemNameShows`): empty, whitespace-only, or blank
+ * once rendered is invalid alike.
  */
 export const SystemName = z
   .string()
   .transform(systemNameForm)
   .refine((name) => {
     const length = [...name].length;
-    return length >= 1 && length <= SYSTEM_NAME_MAX_LENGTH && !name.includes("\u0000");
+    return length >= 1 && length <= SYSTEM_NAME_MAX_LENGTH && systemNameShows(name);
   })
   .openapi({ type: "string", minLength: 1, maxLength: SYSTEM_NAME_MAX_LENGTH, example: "Front desk" });
 

@@ -1,4 +1,5 @@
 import { Failure } from "../errors.ts";
+import { STORE_TIMEOUT_MS } from "../rate-limit/create-limiter.ts";
 import type { IdempotencyId } from "./store.ts";
 import type { VerifiedRequest } from "./verify-request.ts";
 
@@ -9,11 +10,20 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
 
 /**
- * How long a claim on an id holds before another request may take it over: far beyond the longest
- * a request can run (the limiter's 0.5 s and five statements of at most DATABASE_DEADLINE_MS), so
- * a live request is never taken over; short enough that after a crash a retry waits a minute at most.
+ * How long a claim on an id holds, in whole seconds: the longest the request holding it can take
+ * to store its answer or give the id up, its deadline from the claim on: the per-e-mail limit's
+ * check (STORE_TIMEOUT_MS) and two statements of at most `databaseDeadlineMs` (the transaction that
+ * carries it out, and the release when that fails); 5 s with the default 2 s. A retry arriving
+ * meanwhile is told to wait what is left of it (409, Retry-After), and past it takes the id over: a
+ * request still running then cannot complete, as cadence.onboard_once locks the id and checks the
+ * claim's token first, so two requests with one id never both take effect.
+ *
+ * @example
+ * claimLeaseSeconds(2_000); // 5
  */
-export const CLAIM_LEASE_SECONDS = 60;
+export function claimLeaseSeconds(databaseDeadlineMs: number): number {
+  return Math.ceil((STORE_TIMEOUT_MS + 2 * databaseDeadlineMs) / 1000);
+}
 
 /**
  * The id a request is carried out once under, if any: under Standard Webhooks its signed

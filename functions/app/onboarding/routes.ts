@@ -1,3 +1,4 @@
+import { DEFAULT_DEADLINE_MS } from "../db/database.ts";
 import { createRoute, z } from "@hono/zod-openapi";
 import { ensureAuthUser } from "../auth-users/link-auth-user.ts";
 import { ErrorMessage } from "../http/error-message.ts";
@@ -15,7 +16,7 @@ import { deliverEmail } from "../mail/outbox.ts";
 import { type CountedRequest, countRequest } from "../rate-limit/enforce-limit.ts";
 import { limitByIp } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
-import { CLAIM_LEASE_SECONDS, IDEMPOTENCY_KEY, IDEMPOTENCY_RETENTION_HOURS, idempotencyIdOf } from "./idempotency.ts";
+import { claimLeaseSeconds, IDEMPOTENCY_KEY, IDEMPOTENCY_RETENTION_HOURS, idempotencyIdOf } from "./idempotency.ts";
 import { type Onboarded, onboardAccount, onboardAccountOnce } from "./onboard-account.ts";
 import { type Onboarding, onboardingAnswer, OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError } from "./schemas.ts";
 import { ONBOARDING_PATH } from "./signature.ts";
@@ -56,6 +57,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
   };
   const signedWith = headerSchemes(app, SIGNED_REQUEST_SCHEMES);
   app.use(ONBOARDING_PATH, limitByIp(deps, RULES.onboardingPerIp));
+  const leaseSeconds = claimLeaseSeconds(deps.databaseDeadlineMs ?? DEFAULT_DEADLINE_MS);
 
   /** Today's onboarding, for a request without an id: carried out each time it comes. */
   async function onboardEachTime(input: Onboarding, counted: CountedRequest): Promise<Carried> {
@@ -157,7 +159,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       let token: string | undefined;
       if (id) {
         const digest = await hexDigest("SHA-256", body);
-        const claim = await claimOnboardingKey(deps.db, id, digest, deps.now(), CLAIM_LEASE_SECONDS).catch((error: unknown) => {
+        const claim = await claimOnboardingKey(deps.db, id, digest, deps.now(), leaseSeconds).catch((error: unknown) => {
           throw notCreated(error);
         });
         if (claim.outcome === "replay") return jsonText(claim.body, claim.status, { [REPLAYED_HEADER]: "true" });

@@ -1,6 +1,5 @@
 import type { ClientIpSource } from "../http/client-ip.ts";
 import type { Logger } from "../log.ts";
-import type { VenueAllowances } from "./venues.ts";
 /** The outcome of one rate-limit check, as @upstash/ratelimit reports it. */
 export interface LimitResult {
   success: boolean;
@@ -25,10 +24,32 @@ export interface LimitRule {
   windowMs: number;
   failMode: FailMode;
   /**
-   * A kiosk route's rule: a registered venue address gets `limit` times its kiosks, counted in one
-   * bucket for the whole registration (rate-limit/venue-limit.ts). Unset: the limit is the same for everyone.
+   * A kiosk route's rule: a registered venue address gets `limit` times its kiosks on top of what
+   * the contract gives each address (venues/venue-limit.ts). Unset: the limit is the same for everyone.
    */
   perKiosk?: boolean;
+}
+
+/** The limit a request is counted against: the rule as it applies to this client, and its bucket. */
+export interface AppliedLimit {
+  rule: LimitRule;
+  identifier: string;
+}
+
+/**
+ * What some clients are allowed beyond the contract's limits (a registered venue address: venues/), as
+ * this instance knows it, from memory. A port: this room knows no venue.
+ */
+export interface ClientAllowances {
+  /**
+   * The buckets a request of `client` is counted in under `rule`, in order, until one lets it
+   * through: its own (`identifier`) first, never at less than the rule's limit.
+   */
+  limitsFor(rule: LimitRule, client: string, identifier: string): AppliedLimit[];
+  /** Whether the allowances have been read at least once since the instance started. */
+  readonly loaded: boolean;
+  /** Settles when the first read has (successfully or not). */
+  readonly firstLoad: Promise<void>;
 }
 
 /**
@@ -44,7 +65,7 @@ export interface LimitPorts {
   /** How many leading bits of an IPv6 client's address name its bucket (IPV6_RATE_LIMIT_PREFIX; default 64). */
   ipv6PrefixLength?: number;
   /** The registered venue addresses and their allowances, when the deployment reads them. */
-  venues?: VenueAllowances;
+  venues?: ClientAllowances;
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { rateLimitIdentifier, requestClientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
+import { clientLimits, enforceClientLimit, refusedFromMemory } from "./client-limit.ts";
 import type { LimitPorts, LimitRule } from "./limiter.ts";
-import { enforceClientLimit, venueLimit } from "./venue-limit.ts";
 
 /**
- * Limits the route by client IP (a registered venue address: by its registration, `venueLimit`)
+ * Limits the route by client IP (a registered venue address: by its own bucket and then its registration's, `clientLimits`)
  * before any other work on it (as the contract's 429s say): a request
  * over `rule` gets 429 with Retry-After, and every answer of the route, refusals included, carries
  * the RateLimit-* headers. A limit checked inside the handler (`enforceLimit`) that set its own
@@ -37,9 +37,9 @@ export function limitAlongside(deps: LimitPorts, rule: LimitRule): MiddlewareHan
   return async function limitAlongsideMiddleware(c, next) {
     const client = requestClientIp(c, deps.clientIpSource);
     const identifier = rateLimitIdentifier(c, deps.clientIpSource, deps.ipv6PrefixLength);
-    const applied = venueLimit(deps, rule, client, identifier);
-    const refused = deps.limiter.isRefused(applied.rule, applied.identifier);
-    const verdict = enforceClientLimit(deps, rule, client, identifier, applied);
+    const limits = clientLimits(deps, rule, client, identifier);
+    const refused = refusedFromMemory(deps, limits);
+    const verdict = enforceClientLimit(deps, rule, client, identifier, limits);
     if (refused) await verdict;
     const passed = verdict.then(() => {});
     // Both are settled below or by the handler; a refusal must not surface as unhandled meanwhile.

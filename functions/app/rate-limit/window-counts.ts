@@ -1,3 +1,5 @@
+import { ipv4 } from "../ip-address.ts";
+
 /** Slots a new table starts with; it doubles whenever it is half full. */
 const INITIAL_SLOTS = 1024;
 /** Fibonacci hashing: spreads neighbouring addresses (10.0.0.1, 10.0.0.2, ...) over the table. */
@@ -106,30 +108,4 @@ export class WindowCounts {
       this.#counts[slot] = counts[old];
     }
   }
-}
-
-/** A dotted-quad IPv4 address as an unsigned 32-bit number, or null for anything else. */
-export function ipv4(text: string): number | null {
-  let address = 0;
-  let octet = 0;
-  let digits = 0;
-  let dots = 0;
-  for (let at = 0; at < text.length; at++) {
-    const char = text.charCodeAt(at);
-    if (char === 0x2e) {
-      if (digits === 0 || dots === 3) return null;
-      address = address * 256 + octet;
-      octet = 0;
-      digits = 0;
-      dots++;
-    } else if (char >= 0x30 && char <= 0x39 && digits < 3) {
-      octet = octet * 10 + char - 0x30;
-      digits++;
-      if (octet > 255) return null;
-    } else {
-      return null;
-    }
-  }
-  if (dots !== 3 || digits === 0) return null;
-  return address * 256 + octet;
 }

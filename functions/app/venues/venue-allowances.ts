@@ -2,8 +2,9 @@ import type { Database } from "../db/database.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
-import { ipv6Groups } from "../http/ip-address.ts";
-import { ipv4 } from "./window-counts.ts";
+import { canonicalIp, ipv4, ipv6, mask4, mask6, parseNetwork, rateLimitClient } from "../ip-address.ts";
+import type { ClientAllowances } from "../rate-limit/limiter.ts";
+import { venueLimits } from "./venue-limit.ts";
 
 /**
  * How often an instance reads the registrations again: a change reaches every running instance
@@ -20,19 +21,22 @@ export const VENUES_KEPT = 100_000;
 
 /** A registered venue address as the limiter uses it: the bucket its kiosks share, and how many kiosks it holds. */
 export interface Venue {
-  /** The rate-limit identifier: the address itself for a single IP (its count carries over from before it was registered), else the range (`203.0.113.0/28`). */
+  /**
+   * The rate-limit identifier: the address itself for an IPv4 /32 (its own bucket, so its count
+   * carries over from before it was registered), else the network (`203.0.113.0/28`,
+   * `2001:db8:1:1::/64`, which is an IPv6 client's own bucket at the default prefix).
+   */
   identifier: string;
+  /** Every registration of this network added up: accounts sharing one address each register their own kiosks. */
   kiosks: number;
 }
 
+const NONE: readonly Venue[] = [];
+
 /** The registered venue addresses, as one instance knows them (public.venue_addresses). */
-export interface VenueAllowances {
-  /** The registration holding `ip`, from memory only: never a database read on the request path. */
-  lookup(ip: string): Venue | undefined;
-  /** Whether the registrations have been read at least once since the instance started. */
-  readonly loaded: boolean;
-  /** Settles when the first read has (successfully or not). */
-  firstLoad: Promise<void>;
+export interface VenueAllowances extends ClientAllowances {
+  /** The registered networks holding `ip`, most specific first, from memory only: never a database read on the request path. */
+  lookup(ip: string): readonly Venue[];
   /** Reads the registrations now (the timer does this every `refreshEveryMs`). */
   refresh(): Promise<void>;
   close(): void;
@@ -45,26 +49,26 @@ export interface VenueAllowancesOptions {
   most?: number;
 }
 
-/** One address family's registrations: prefix length -> network (as a number) -> venue. */
-type Table<A> = Map<number, Map<A, Venue>>;
+/** One address family's registrations: for each prefix length registered, longest first, network (as a number) -> venue. */
+type Table<A> = [length: number, venues: Map<A, Venue>][];
 
 /**
  * Keeps every registered venue address in memory, read in one statement at start and then every
  * `refreshEveryMs` in the background (a timer that never keeps the process alive). A lookup masks
  * the client IP with each prefix length registered (IPv4 /24-/32, IPv6 /48-/128, a handful at
- * most) and finds its venue in a map: an unregistered address costs a few map lookups and no round
+ * most) and finds its venues in maps: an unregistered address costs a few map lookups and no round
  * trip. A read that fails keeps what was known; until the first read succeeds, every address
  * counts as unregistered (the middleware waits for that read only when it would refuse).
  *
  * @example
  * const venues = venueAllowances({ db, log });
- * venues.lookup("203.0.113.7"); // { identifier: "203.0.113.0/28", kiosks: 20 }, or undefined
+ * venues.lookup("203.0.113.7"); // [{ identifier: "203.0.113.0/28", kiosks: 20 }], or []
  */
 export function venueAllowances(options: VenueAllowancesOptions): VenueAllowances {
   const { db, log } = options;
   const most = options.most ?? VENUES_KEPT;
-  let v4: Table<number> = new Map();
-  let v6: Table<bigint> = new Map();
+  let v4: Table<number> = [];
+  let v6: Table<bigint> = [];
   let loaded = false;
   let running: Promise<void> | undefined;
   let truncatedLogged = false;
@@ -72,18 +76,19 @@ export function venueAllowances(options: VenueAllowancesOptions): VenueAllowance
   async function read(): Promise<void> {
     try {
       const rows = await db.query<{ network: string; kiosks: number }>("select network, kiosks from cadence.venue_allowances($1)", [most]);
-      const next4: Table<number> = new Map();
-      const next6: Table<bigint> = new Map();
+      const next4 = new Map<number, Map<number, Venue>>();
+      const next6 = new Map<number, Map<bigint, Venue>>();
       for (const row of rows) {
         const parsed = parseNetwork(row.network);
         if (!parsed) continue;
-        const identifier = parsed.host ? parsed.address : row.network;
+        // Spelt as the client's own bucket is (http/client-ip.ts), so a registration of exactly that client is that bucket.
+        const identifier = parsed.family === 4 ? (parsed.host ? parsed.address : row.network) : rateLimitClient(canonicalIp(parsed.address) ?? parsed.address, parsed.length);
         const venue = { identifier, kiosks: row.kiosks };
         if (parsed.family === 4) put(next4, parsed.length, mask4(parsed.bits as number, parsed.length), venue);
         else put(next6, parsed.length, mask6(parsed.bits as bigint, parsed.length), venue);
       }
-      v4 = next4;
-      v6 = next6;
+      v4 = longestFirst(next4);
+      v6 = longestFirst(next6);
       loaded = true;
       if (rows.length >= most && !truncatedLogged) {
         truncatedLogged = true;
@@ -105,24 +110,8 @@ export function venueAllowances(options: VenueAllowancesOptions): VenueAllowance
   unrefTimer(timer);
 
   return {
-    lookup(ip) {
-      const address = ipv4(ip);
-      if (address !== null) {
-        for (const [length, venues] of v4) {
-          const venue = venues.get(mask4(address, length));
-          if (venue) return venue;
-        }
-        return undefined;
-      }
-      if (v6.size === 0) return undefined;
-      const bits = ipv6(ip);
-      if (bits === null) return undefined;
-      for (const [length, venues] of v6) {
-        const venue = venues.get(mask6(bits, length));
-        if (venue) return venue;
-      }
-      return undefined;
-    },
+    lookup,
+    limitsFor: (rule, client, identifier) => venueLimits(rule.perKiosk ? lookup(client) : NONE, rule, identifier),
     get loaded() {
       return loaded;
     },
@@ -132,9 +121,28 @@ export function venueAllowances(options: VenueAllowancesOptions): VenueAllowance
       clearInterval(timer as Parameters<typeof clearInterval>[0]);
     },
   };
+
+  function lookup(ip: string): readonly Venue[] {
+    const address = ipv4(ip);
+    if (address !== null) return v4.length === 0 ? NONE : matches(v4, (length) => mask4(address, length));
+    if (v6.length === 0) return NONE;
+    const bits = ipv6(ip);
+    return bits === null ? NONE : matches(v6, (length) => mask6(bits, length));
+  }
 }
 
-function put<A>(table: Table<A>, length: number, network: A, venue: Venue) {
+function matches<A>(table: Table<A>, network: (length: number) => A): readonly Venue[] {
+  let found: Venue[] | undefined;
+  for (const [length, venues] of table) {
+    const venue = venues.get(network(length));
+    if (venue) (found ??= []).push(venue);
+  }
+  return found ?? NONE;
+}
+
+const longestFirst = <A>(byLength: Map<number, Map<A, Venue>>): Table<A> => [...byLength].sort(([a], [b]) => b - a);
+
+function put<A>(table: Map<number, Map<A, Venue>>, length: number, network: A, venue: Venue) {
   let venues = table.get(length);
   if (!venues) table.set(length, (venues = new Map()));
   venues.set(network, venue);
@@ -144,28 +152,4 @@ function put<A>(table: Table<A>, length: number, network: A, venue: Venue) {
 function unrefTimer(timer: unknown) {
   if (typeof timer === "object" && timer !== null && "unref" in timer) (timer as { unref(): void }).unref();
   else (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(timer as number);
-}
-
-const mask4 = (address: number, length: number) => length === 0 ? 0 : (address & (~0 << (32 - length))) >>> 0;
-const ALL_V6 = (1n << 128n) - 1n;
-const mask6 = (address: bigint, length: number) => address & (ALL_V6 ^ ((1n << BigInt(128 - length)) - 1n));
-
-/** A network as Postgres writes a cidr (`203.0.113.0/28`, `2001:db8::/48`), or null if it is neither. */
-export function parseNetwork(text: string): { family: 4 | 6; bits: number | bigint; length: number; address: string; host: boolean } | null {
-  const [address, lengthText] = text.split("/");
-  const v4 = ipv4(address);
-  if (v4 !== null) {
-    const length = lengthText === undefined ? 32 : Number(lengthText);
-    return Number.isInteger(length) && length >= 0 && length <= 32 ? { family: 4, bits: v4, length, address, host: length === 32 } : null;
-  }
-  const v6 = ipv6(address);
-  if (v6 === null) return null;
-  const length = lengthText === undefined ? 128 : Number(lengthText);
-  return Number.isInteger(length) && length >= 0 && length <= 128 ? { family: 6, bits: v6, length, address, host: length === 128 } : null;
-}
-
-/** An IPv6 address (`::` compression and a dotted IPv4 tail allowed) as a 128-bit number, or null: the groups `canonicalIp` reads. */
-export function ipv6(text: string): bigint | null {
-  const groups = text.includes(":") ? ipv6Groups(text) : undefined;
-  return groups ? groups.reduce((bits, group) => (bits << 16n) | BigInt(group), 0n) : null;
 }

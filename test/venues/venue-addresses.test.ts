@@ -2,15 +2,20 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLimiter, type LimiterStore } from "../../functions/app/rate-limit/create-limiter.ts";
 import { memoryLimiter } from "../../functions/app/rate-limit/memory.ts";
+import { openPlainRedis } from "../../functions/app/rate-limit/plain-redis.ts";
+
 import { RULES } from "../../functions/app/rate-limit/rules.ts";
-import { ipv6, venueAllowances, type VenueAllowances } from "../../functions/app/rate-limit/venues.ts";
+import { venueAllowances, type VenueAllowances } from "../../functions/app/venues/venue-allowances.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { utcDayStart } from "../support/clock.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
+import { startUpstashStub } from "../support/upstash-stub.ts";
+
 
 // Venue addresses (issue 32): many kiosks behind one address get kiosks x the contract's per-address
-// limit on each kiosk route; every other address keeps the contract's limits. The demo data: account
+// limit on each kiosk route; every other address keeps the contract's limits. A registration only adds
+// (issue 39): no address inside one ever has less than without it. The demo data: account
 // demo has keys 1 and 2 active and key 3 inactive; account other has key 4.
 
 const users = { demo: "e0000000-0000-4000-8000-000000000001", other: "e0000000-0000-4000-8000-000000000002" } as const;
@@ -58,19 +63,39 @@ afterAll(async () => {
 describe("venue addresses: account holders register their own through the Data API", () => {
   it("a holder registers an address one of its kiosks was seen from, and reads it back", async () => {
     const rows = await as("demo", async (tx) => {
-      await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '203.0.113.0/28', 2)", [account.demo]);
+      await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, 2)", [account.demo, seen.demo]);
       return [...await tx.unsafe("select network::text, kiosks, created_by, updated_by from public.venue_addresses")];
     });
-    expect(rows).toEqual([{ network: "203.0.113.0/28", kiosks: 2, created_by: `account holder ${users.demo}`, updated_by: `account holder ${users.demo}` }]);
+    expect(rows).toEqual([{ network: `${seen.demo}/32`, kiosks: 2, created_by: `account holder ${users.demo}`, updated_by: `account holder ${users.demo}` }]);
   });
 
   it("refuses an address no kiosk of the account has called from, saying so", async () => {
-    await expect(register("demo", account.demo, "192.0.2.0/28", 1)).rejects.toMatchObject({
+    await expect(register("demo", account.demo, "192.0.2.7", 1)).rejects.toMatchObject({
       code: "23514",
-      message: expect.stringMatching(/^venue address 192\.0\.2\.0\/28: no kiosk of this account has called from it/),
+      message: expect.stringMatching(/^venue address 192\.0\.2\.7\/32: no kiosk of this account has called from it in the last 24 hours/),
     });
     // Another account's kiosk was seen there: still not this account's.
     await expect(register("demo", account.demo, seen.other, 1)).rejects.toMatchObject({ code: "23514" });
+  });
+
+  it("refuses an address the account's kiosk last called from more than 24 hours ago", async () => {
+    await as("staff", async (tx) => {
+      await tx.unsafe("update public.kiosk_sightings set last_seen_at = now() - interval '25 hours' where license_key = 'DEMO-0000-0000-0001'");
+      await tx.unsafe("set local role authenticated");
+      await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: users.demo, role: "authenticated" })}, true)`;
+      await expect(tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, 1)", [account.demo, seen.demo]))
+        .rejects.toMatchObject({ code: "23514", constraint_name: "venue_address_was_seen_from_the_account" });
+    });
+  });
+
+  it("refuses a range from an account holder, even around its own kiosk's address: ranges are for staff", async () => {
+    for (const network of ["203.0.113.0/28", "203.0.113.0/24", "2001:db8:aa::/48", "2001:db8:aa:1::7/128"]) {
+      await expect(register("demo", account.demo, network, 1), network).rejects.toMatchObject({
+        code: "23514",
+        constraint_name: "venue_address_of_an_account_holder_is_one_address",
+        message: expect.stringContaining("an account holder registers one address (an IPv4 /32 or an IPv6 /64)"),
+      });
+    }
   });
 
   it("never registers for another account, nor sees another account's registrations", async () => {
@@ -91,7 +116,7 @@ describe("venue addresses: account holders register their own through the Data A
 
   it("lets the holder change its kiosks and delete it, but never the account or the audit columns", async () => {
     await as("demo", async (tx) => {
-      const [{ id }] = await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '203.0.113.0/28', 1) returning id", [account.demo]);
+      const [{ id }] = await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, 1) returning id", [account.demo, seen.demo]);
       expect(await tx.unsafe("update public.venue_addresses set kiosks = 2 where id = $1 returning kiosks", [id])).toEqual([{ kiosks: 2 }]);
       await expect(tx.savepoint((sp) => sp.unsafe("update public.venue_addresses set account_id = $1", [account.other]))).rejects.toMatchObject({ code: "42501" });
     });
@@ -118,15 +143,20 @@ describe("venue addresses: entries refused, with a message that says why", () =>
     await expect(register("staff", account.demo, "203.0.113.7/24", 1)).rejects.toMatchObject({ code: "22P02", detail: "Value has bits set to right of mask." });
   });
 
-  it("refuses a range that overlaps one another account holds, naming it", async () => {
+  it("refuses a range that overlaps another of the same account, naming it; another account's may overlap, each adding its own", async () => {
     await register("staff", account.other, "198.51.100.0/24", 1, { commit: true });
     try {
-      await expect(register("staff", account.demo, "198.51.100.8/29", 1)).rejects.toMatchObject({
-        code: "23P01",
-        message: "venue address 198.51.100.8/29 overlaps 198.51.100.0/24, registered to another account",
-      });
       await expect(register("staff", account.other, "198.51.100.9/32", 1)).rejects.toMatchObject({
-        message: expect.stringContaining("already registered to this account"),
+        code: "23P01",
+        constraint_name: "venue_addresses_of_an_account_do_not_overlap",
+        message: "venue address 198.51.100.9/32 overlaps 198.51.100.0/24, already registered to this account: change that registration's kiosks instead",
+      });
+      await as("staff", async (tx) => {
+        await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '198.51.100.0/24', 1), ($1, '203.0.113.0/28', 1)", [account.demo]);
+        expect([...await tx.unsafe("select network, kiosks from cadence.venue_allowances(10) order by network")]).toEqual([
+          { network: "198.51.100.0/24", kiosks: 2 },
+          { network: "203.0.113.0/28", kiosks: 1 },
+        ]);
       });
     } finally {
       await sql`delete from public.venue_addresses`;
@@ -145,9 +175,22 @@ describe("venue addresses: entries refused, with a message that says why", () =>
     });
   });
 
-  it("backs the trigger's overlap check with an exclusion constraint, which concurrent inserts cannot both pass", async () => {
-    const [constraint] = await sql`select pg_get_constraintdef(oid) as definition from pg_constraint where conname = 'venue_addresses_do_not_overlap'`;
-    expect(constraint.definition).toBe("EXCLUDE USING gist (network inet_ops WITH &&)");
+  it("serialises an account's registrations on its row, so two concurrent overlapping ones cannot both pass", async () => {
+    const other = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      let second!: Promise<unknown>;
+      await sql.begin(async (tx) => {
+        await tx`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '192.0.2.0/28', 1)`;
+        second = other`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '192.0.2.8/29', 1)`.execute()
+          .then(() => "inserted", (error: unknown) => error);
+        // The second waits on the account's row until the first commits, then sees it.
+        await expect.poll(async () => (await tx`select count(*)::int as n from pg_locks where not granted`)[0].n, { timeout: 30_000 }).toBeGreaterThan(0);
+      });
+      expect(await second).toMatchObject({ code: "23P01", constraint_name: "venue_addresses_of_an_account_do_not_overlap" });
+    } finally {
+      await other.end();
+      await sql`delete from public.venue_addresses`;
+    }
   });
 });
 
@@ -155,16 +198,16 @@ describe("venue addresses: every change dated and attributable", () => {
   it("records each insert, update and delete with when and who: the holder's Auth user, or the staff login", async () => {
     await sql`delete from public.venue_address_changes`;
     await as("demo", async (tx) => {
-      const [{ id }] = await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '203.0.113.0/28', 1) returning id", [account.demo]);
+      const [{ id }] = await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, 1) returning id", [account.demo, seen.demo]);
       await tx.unsafe("update public.venue_addresses set kiosks = 2 where id = $1", [id]);
       await tx.unsafe("delete from public.venue_addresses where id = $1", [id]);
     }, { commit: true });
     const changes = await sql`select change, network::text, kiosks, changed_by, changed_at is not null as dated from public.venue_address_changes order by id`;
     await sql`delete from public.venue_address_changes`;
     expect(changes.map((row) => ({ ...row }))).toEqual([
-      { change: "insert", network: "203.0.113.0/28", kiosks: 1, changed_by: `account holder ${users.demo}`, dated: true },
-      { change: "update", network: "203.0.113.0/28", kiosks: 2, changed_by: `account holder ${users.demo}`, dated: true },
-      { change: "delete", network: "203.0.113.0/28", kiosks: 2, changed_by: `account holder ${users.demo}`, dated: true },
+      { change: "insert", network: `${seen.demo}/32`, kiosks: 1, changed_by: `account holder ${users.demo}`, dated: true },
+      { change: "update", network: `${seen.demo}/32`, kiosks: 2, changed_by: `account holder ${users.demo}`, dated: true },
+      { change: "delete", network: `${seen.demo}/32`, kiosks: 2, changed_by: `account holder ${users.demo}`, dated: true },
     ]);
     const [staff] = await as("staff", async (tx) => {
       await tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, '192.0.2.0/28', 1)", [account.demo]);
@@ -178,7 +221,7 @@ describe("venue addresses: every change dated and attributable", () => {
   });
 });
 
-describe("kiosk routes: a registered address gets kiosks x the spec's allowance; every other address the spec's", () => {
+describe("kiosk routes: a registration adds kiosks x the spec's allowance; no address has less than the spec's", () => {
   /** 12:00:15 UTC today: every request below falls in one minute window. */
   const clock = () => utcDayStart() + (12 * 3600 + 15) * 1000;
   let venues: VenueAllowances;
@@ -200,14 +243,36 @@ describe("kiosk routes: a registered address gets kiosks x the spec's allowance;
     return answers;
   }
 
-  it("a venue of 2 kiosks: 20 schedule reads a minute from any address in its range, the 21st refused with RateLimit-Limit 20", async () => {
+  it("a range of 2 kiosks: each address its own 10 a minute, then 20 the range's addresses share; the next refused", async () => {
     const app = testApp(database.db, { limiter: memoryLimiter(clock), venues });
-    const ips = Array.from({ length: 21 }, (_, n) => `203.0.113.${n % 16}`);
-    const answers = await burst(app, "/api/v2/licenses/DEMO-0000-0000-0001/schedule", ips);
-    expect(answers.slice(0, 20).map((a) => a.status)).toEqual(Array(20).fill(200));
-    expect(answers[20].status).toBe(429);
-    expect(answers[19].headers.get("ratelimit-limit")).toBe("20");
-    expect(answers[20].headers.get("retry-after")).toMatch(/^\d+$/);
+    const answers = await burst(app, "/api/v2/licenses/DEMO-0000-0000-0001/schedule", Array(31).fill("203.0.113.3"));
+    expect(answers.slice(0, 30).map((a) => a.status)).toEqual(Array(30).fill(200));
+    expect(answers[9].headers.get("ratelimit-limit")).toBe("10");
+    expect(answers[29].headers.get("ratelimit-limit")).toBe("20");
+    expect(answers[30].status).toBe(429);
+    expect(answers[30].headers.get("retry-after")).toMatch(/^\d+$/);
+    // The range's share is spent, but another address in it still has its own 10.
+    const neighbour = await burst(app, "/api/v2/licenses/DEMO-0000-0000-0001/schedule", Array(11).fill("203.0.113.4"));
+    expect(neighbour.map((a) => a.status)).toEqual([...Array(10).fill(200), 429]);
+  });
+
+  it("a single address of 2 kiosks: its own bucket at 20 a minute, the 21st refused with RateLimit-Limit 20", async () => {
+    // Two accounts behind one address, a kiosk each: their registrations add up to one of 2 kiosks.
+    await sql`update public.venue_addresses set kiosks = 1 where account_id = ${account.demo}`;
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.other}, '198.51.100.20', 1)`;
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '198.51.100.20', 1)`;
+    await venues.refresh();
+    try {
+      const app = testApp(database.db, { limiter: memoryLimiter(clock), venues });
+      const answers = await burst(app, "/api/v2/licenses/DEMO-0000-0000-0001/schedule", Array(21).fill("198.51.100.20"));
+      expect(answers.slice(0, 20).map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(answers[0].headers.get("ratelimit-limit")).toBe("20");
+      expect(answers[20].status).toBe(429);
+    } finally {
+      await sql`delete from public.venue_addresses where network = '198.51.100.20'`;
+      await sql`update public.venue_addresses set kiosks = 2 where account_id = ${account.demo}`;
+      await venues.refresh();
+    }
   });
 
   it("an address nobody registered keeps exactly the spec's 10 a minute", async () => {
@@ -224,23 +289,23 @@ describe("kiosk routes: a registered address gets kiosks x the spec's allowance;
   });
 
   it("a change reaches the instance at its next read; a deleted registration falls back to the spec's limit", async () => {
-    expect(venues.lookup("203.0.113.5")).toEqual({ identifier: "203.0.113.0/28", kiosks: 2 });
+    expect(venues.lookup("203.0.113.5")).toEqual([{ identifier: "203.0.113.0/28", kiosks: 2 }]);
     await sql`delete from public.venue_addresses`;
     await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '203.0.113.5/32', 1)`;
-    expect(venues.lookup("203.0.113.5")?.kiosks).toBe(2);
+    expect(venues.lookup("203.0.113.5")[0].kiosks).toBe(2);
     await venues.refresh();
-    expect(venues.lookup("203.0.113.5")).toEqual({ identifier: "203.0.113.5", kiosks: 1 });
-    expect(venues.lookup("203.0.113.6")).toBeUndefined();
+    expect(venues.lookup("203.0.113.5")).toEqual([{ identifier: "203.0.113.5", kiosks: 1 }]);
+    expect(venues.lookup("203.0.113.6")).toEqual([]);
   });
 
-  it("finds IPv6 venues by their /48 to /128 prefix, in any spelling of the client address", async () => {
+  it("finds every IPv6 venue holding an address by its /48 to /128 prefix, most specific first, in any spelling of the client address", async () => {
     await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.other}, '2001:db8:aa::/48', 1)`;
     await venues.refresh();
-    expect(venues.lookup("2001:db8:aa:1::7")).toEqual({ identifier: "2001:db8:aa::/48", kiosks: 1 });
-    expect(venues.lookup("2001:0db8:00aa:0000:0000:0000:0000:0001")?.kiosks).toBe(1);
-    expect(venues.lookup("2001:db8:ab::1")).toBeUndefined();
-    expect(ipv6("::ffff:192.0.2.1")).toBe(0xffffc0000201n);
-    expect(ipv6("1::2::3")).toBeNull();
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.demo}, '2001:db8:aa:1::/64', 1)`;
+    await venues.refresh();
+    expect(venues.lookup("2001:db8:aa:1::7")).toEqual([{ identifier: "2001:db8:aa:1::/64", kiosks: 1 }, { identifier: "2001:db8:aa::/48", kiosks: 1 }]);
+    expect(venues.lookup("2001:0db8:00aa:0000:0000:0000:0000:0001")).toEqual([{ identifier: "2001:db8:aa::/48", kiosks: 1 }]);
+    expect(venues.lookup("2001:db8:ab::1")).toEqual([]);
   });
 
   it("on an instance that has not read the registrations yet, a venue over the spec's limit waits for that read and is not refused", async () => {
@@ -292,4 +357,90 @@ describe.skipIf(!haveRedis)("kiosk routes on @upstash/ratelimit (REDIS_URL): a v
     expect(store.limiter.isRefused(rule, ip)).toBe(false);
     expect(store.limiter.isRefused({ ...rule, limit: 20 }, ip)).toBe(true);
   });
+});
+
+// The squatting of issue 39, on every store. The squatter: account "other", one active key, whose
+// kiosk was seen once from 2001:db8:5a:1::7. It claimed the surrounding /48 for 1 kiosk, and every
+// other customer in that /48 then shared its one bucket of 10 a minute.
+const squat = { seen: "2001:db8:5a:1::7", range: "2001:db8:5a::/48" } as const;
+/** Kiosks of other customers, in five other /64s of the range; the demo account's is a real venue there. */
+const neighbours = ["2001:db8:5a:2::1", "2001:db8:5a:3::1", "2001:db8:5a:4::1", "2001:db8:5a:5::1", "2001:db8:5a:6::1"];
+const venueSeen = neighbours[3];
+
+const stores: { name: string; requiresRedis: boolean; open(redis?: RedisServer): Promise<LimiterStore> }[] = [
+  { name: "memory", requiresRedis: false, open: () => createLimiter({}, memoryLogger().log, Date.now) },
+  { name: "Redis (REDIS_URL)", requiresRedis: true, open: (redis) => createLimiter({ REDIS_URL: redis!.url }, memoryLogger().log, Date.now) },
+  {
+    name: "Upstash (its REST API, stubbed over a real Redis)",
+    requiresRedis: true,
+    async open(redis) {
+      const log = memoryLogger().log;
+      const backend = await openPlainRedis(redis!.url, { commandTimeoutMs: 500, connectWaitMs: 5_000, log });
+      const stub = await startUpstashStub(backend.requester);
+      const store = await createLimiter({ UPSTASH_REDIS_REST_URL: stub.url, UPSTASH_REDIS_REST_TOKEN: stub.token }, log, Date.now);
+      return { ...store, close: async () => (await store.close(), await stub.stop(), await backend.close()) };
+    },
+  },
+];
+
+describe("venue squatting: an account holder cannot claim a range, and a range claimed anyway lowers nobody's limit", () => {
+  let venues: VenueAllowances;
+  beforeAll(async () => {
+    await sql`delete from public.venue_addresses`;
+    await sql`select cadence.record_kiosk_sightings(array['DEMO-0000-0000-0004', 'DEMO-0000-0000-0001'], array[now(), now()], array[${squat.seen}, ${venueSeen}]::inet[], array[null, null]::text[])`;
+  });
+  afterAll(async () => {
+    venues?.close();
+    await sql`delete from public.venue_addresses`;
+  });
+
+  it("the squatter's claim of the surrounding /48 is refused: an account holder registers one address", async () => {
+    await expect(register("other", account.other, squat.range, 1)).rejects.toMatchObject({ constraint_name: "venue_address_of_an_account_holder_is_one_address" });
+  });
+
+  it("a real venue inside a range another account holds still registers its address", async () => {
+    // The range as it could have been stored before the rule (or by staff).
+    await register("staff", account.other, squat.range, 1, { commit: true });
+    await register("demo", account.demo, "2001:db8:5a:5::/64", 2, { commit: true });
+    venues = venueAllowances({ db: database.db, log: memoryLogger().log });
+    await venues.firstLoad;
+    expect(venues.lookup(venueSeen)).toEqual([{ identifier: "2001:db8:5a:5::/64", kiosks: 2 }, { identifier: squat.range, kiosks: 1 }]);
+  });
+
+  for (const subject of stores) {
+    describe.skipIf(subject.requiresRedis && !haveRedis)(subject.name, () => {
+      let redis: RedisServer | undefined;
+      let store: LimiterStore;
+      beforeAll(async () => {
+        if (subject.requiresRedis) redis = await startRedis();
+        store = await subject.open(redis);
+      });
+      afterAll(async () => {
+        await store?.close();
+        await redis?.stop();
+      });
+
+      const poll = (app: ReturnType<typeof testApp>, ip: string, key: string) =>
+        app.request(`/api/v2/licenses/${key}/schedule`, { headers: { "x-forwarded-for": ip } });
+
+      it("after the squatter's 10 polls, kiosks in five other /64s of its range answer 200 on 5 of 5 polls each", async () => {
+        const app = testApp(database.db, { limiter: store.limiter, venues });
+        const squatter = [];
+        for (let n = 0; n < 10; n++) squatter.push((await poll(app, squat.seen, "DEMO-0000-0000-0004")).status);
+        expect(squatter).toEqual(Array(10).fill(200));
+        for (const ip of neighbours) {
+          const statuses = [];
+          for (let n = 0; n < 5; n++) statuses.push((await poll(app, ip, "DEMO-0000-0000-0002")).status);
+          expect(statuses, ip).toEqual(Array(5).fill(200));
+        }
+      });
+
+      it("the real venue inside the range keeps its registration's 20 a minute in its own bucket", async () => {
+        const app = testApp(database.db, { limiter: store.limiter, venues });
+        const answer = await poll(app, "2001:db8:5a:5::2", "DEMO-0000-0000-0001");
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get("ratelimit-limit")).toBe("20");
+      });
+    });
+  }
 });
