@@ -4,7 +4,7 @@ import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { canonicalIp, ipv4, ipv6, mask4, mask6, parseNetwork, rateLimitClient } from "../ip-address.ts";
 import type { ClientAllowances } from "../rate-limit/limiter.ts";
-import { venueLimits } from "./venue-limit.ts";
+import { type Venue, venueLimits } from "./venue-limit.ts";
 
 /**
  * How often an instance reads the registrations again: a change reaches every running instance
@@ -18,18 +18,6 @@ export const VENUES_REFRESH_MS = 30_000;
  * get the contract's limit, never more.
  */
 export const VENUES_KEPT = 100_000;
-
-/** A registered venue address as the limiter uses it: the bucket its kiosks share, and how many kiosks it holds. */
-export interface Venue {
-  /**
-   * The rate-limit identifier: the address itself for an IPv4 /32 (its own bucket, so its count
-   * carries over from before it was registered), else the network (`203.0.113.0/28`,
-   * `2001:db8:1:1::/64`, which is an IPv6 client's own bucket at the default prefix).
-   */
-  identifier: string;
-  /** Every registration of this network added up: accounts sharing one address each register their own kiosks. */
-  kiosks: number;
-}
 
 const NONE: readonly Venue[] = [];
 

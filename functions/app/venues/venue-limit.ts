@@ -1,5 +1,16 @@
 import type { AppliedLimit, LimitRule } from "../rate-limit/limiter.ts";
-import type { Venue } from "./venue-allowances.ts";
+
+/** A registered venue address as the limiter uses it: the bucket its kiosks share, and how many kiosks it holds. */
+export interface Venue {
+  /**
+   * The rate-limit identifier: the address itself for an IPv4 /32 (its own bucket, so its count
+   * carries over from before it was registered), else the network (`203.0.113.0/28`,
+   * `2001:db8:1:1::/64`, which is an IPv6 client's own bucket at the default prefix).
+   */
+  identifier: string;
+  /** Every registration of this network added up: accounts sharing one address each register their own kiosks. */
+  kiosks: number;
+}
 
 /**
  * The buckets a request of a kiosk route (`perKiosk`) is counted in, in order, until one lets it
