@@ -111,7 +111,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
         throw error;
       });
       const named = await setSystemName(deps.writes, c.req.param().licenseKey, body);
-      seen(c, c.req.param().licenseKey);
+      seen(c, c.req.param().licenseKey, undefined, named.systemName);
       return json(named);
     },
   );
