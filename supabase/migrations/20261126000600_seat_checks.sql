@@ -76,8 +76,10 @@ drop function cadence.record_kiosk_sightings(text[], timestamptz[], inet[], text
 
 create function cadence.record_kiosk_sightings(
   p_keys text[], p_seen_at timestamptz[], p_ips inet[], p_versions text[],
-  p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[],
-  p_net_keys text[], p_networks cidr[], p_net_first timestamptz[], p_net_last timestamptz[], p_net_calls integer[], p_net_returns integer[]
+  -- The seat-check evidence; a caller that has none (staff, a test) leaves it out: one call per key.
+  p_calls integer[] default '{}', p_first_names text[] default '{}', p_last_names text[] default '{}', p_name_changes integer[] default '{}',
+  p_net_keys text[] default '{}', p_networks cidr[] default '{}', p_net_first timestamptz[] default '{}',
+  p_net_last timestamptz[] default '{}', p_net_calls integer[] default '{}', p_net_returns integer[] default '{}'
 )
 returns void
 language sql
@@ -91,10 +93,10 @@ as $$
   insert into public.kiosk_sightings as s (
     license_key, last_seen_at, last_seen_ip, schedule_version_held,
     calls_hour_started_at, calls_this_hour, system_name_written, system_name_changes, system_name_changes_since)
-  select u.key, u.seen_at, u.ip, u.version, u.seen_at, u.calls, u.last_name,
+  select u.key, u.seen_at, u.ip, u.version, u.seen_at, coalesce(u.calls, 1), u.last_name,
          -- A change is a written name other than the one before it: within this write (counted in
          -- memory), and this write's first name against the stored one.
-         u.name_changes + case when u.first_name <> old.system_name_written then 1 else 0 end,
+         coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
          case when u.last_name is not null then u.seen_at end
   from unnest(p_keys, p_seen_at, p_ips, p_versions, p_calls, p_first_names, p_last_names, p_name_changes)
        as u(key, seen_at, ip, version, calls, first_name, last_name, name_changes)
@@ -310,7 +312,10 @@ alter table public.kiosk_networks enable row level security;
 alter table public.seat_suspicions enable row level security;
 revoke all on public.seat_watch, public.kiosk_networks, public.seat_suspicions, public.suspected_copies from anon, authenticated;
 
--- Account holders: their own keys' flags, not the evidence (which names networks of whoever copied).
+-- Account holders: their own keys' flags and the counts on their sightings (granted with the rest of
+-- the row, so a holder's select * keeps working), not the networks (which name whoever copied).
+grant select (calls_hour_started_at, calls_this_hour, calls_last_hour, system_name_written, system_name_changes, system_name_changes_since)
+  on public.kiosk_sightings to authenticated;
 grant select (license_key, rules, first_flagged_at, last_flagged_at) on public.seat_suspicions to authenticated;
 create policy "Account holders can read the seat flags of their own keys"
   on public.seat_suspicions for select to authenticated
