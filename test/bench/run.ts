@@ -5,7 +5,8 @@
 // Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`, and
 // `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
-// a kiosk_status page as an account's fleet grows (schedule-edits.ts).
+// a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--seats` what the seat checks
+// cost at fleet size (seat-checks.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -15,6 +16,7 @@ import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfigu
 import { benchDatabase, copyDatabase } from "./database.ts";
 import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
+import { measureSeatChecks } from "./seat-checks.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -38,6 +40,11 @@ const POOL_SIZE = 10;
 
 if (Deno.args.includes("--edits")) {
   await measureScheduleEdits(Deno.args);
+  Deno.exit(0);
+}
+
+if (Deno.args.includes("--seats")) {
+  await measureSeatChecks(Deno.args);
   Deno.exit(0);
 }
 
