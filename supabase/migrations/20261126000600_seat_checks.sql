@@ -87,7 +87,74 @@ returns void
 language sql
 volatile
 set search_path = ''
+-- A short statement over many rows: compiling it (JIT, which its estimated cost at 100,000 keys
+-- would trigger) costs more than it saves.
+set jit = off
 as $$
+  -- A network's call is a return when another network of the same family (IPv4, IPv6) called with
+  -- the key between it and this network's previous call, and that previous call is within
+  -- interleave_window: what the instance counted in memory, plus the return across writes (the
+  -- stored previous call, and another network's calls stored or in this write).
+  --
+  -- Only keys seen from more than one network have rows: a key seen from the network of its stored
+  -- latest call, with no row yet, writes none (an honest kiosk costs a look-up). A key seen from
+  -- another network starts rows for both, the stored call's network from that call. Runs before the
+  -- sightings below, whose stored latest call it reads.
+  with b as (
+    select * from unnest(p_net_keys, p_networks, p_net_first, p_net_last, p_net_calls, p_net_returns)
+                  as b(key, network, first_at, last_at, calls, returns)
+  ),
+  -- Per key in this write: its networks, the network of its stored latest call, whether it has rows.
+  keyed as (
+    select g.key, g.networks, g.firsts, g.lasts, old.last_seen_at as prior_at, old.calls_this_hour as prior_calls,
+           pg_catalog.network(pg_catalog.set_masklen(old.last_seen_ip, case when pg_catalog.family(old.last_seen_ip) = 6 then 64 else 32 end)) as prior_network,
+           exists (select from public.kiosk_networks as e where e.license_key = g.key) as tracked
+      from (select b.key, array_agg(b.network) as networks, array_agg(b.first_at) as firsts, array_agg(b.last_at) as lasts
+              from b group by b.key) as g
+      left join public.kiosk_sightings as old on old.license_key = g.key
+  ),
+  written as (
+    select b.key, b.network, b.first_at, b.last_at, b.calls, b.returns
+      from b join keyed as t on t.key = b.key
+     where t.tracked or cardinality(t.networks) > 1 or t.prior_network <> b.network
+    union all
+    select t.key, t.prior_network, t.prior_at, t.prior_at, greatest(t.prior_calls, 1), 0
+      from keyed as t
+     where not t.tracked and t.prior_network <> all (t.networks)
+  )
+  insert into public.kiosk_networks as n (
+    license_key, network, first_seen_at, last_seen_at, calls, returns_hour_started_at, returns_this_hour)
+  select b.key, b.network, b.first_at, b.last_at, b.calls, b.last_at,
+         b.returns + case when x.last_seen_at is not null
+                           and b.first_at > x.last_seen_at
+                           and b.first_at - x.last_seen_at <= w.interleave_window
+                           and (exists (select from public.kiosk_networks as y
+                                         where y.license_key = b.key and y.network <> b.network
+                                           and pg_catalog.family(y.network) = pg_catalog.family(b.network)
+                                           and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at)
+                                or exists (select from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
+                                            where o.network <> b.network
+                                              and pg_catalog.family(o.network) = pg_catalog.family(b.network)
+                                              and o.last_at > x.last_seen_at and o.first_at < b.first_at))
+                          then 1 else 0 end
+  from written as b
+  join keyed as t on t.key = b.key
+  cross join public.seat_watch as w
+  left join public.kiosk_networks as x on x.license_key = b.key and x.network = b.network
+  where exists (select from public.license_keys as k where k.key = b.key)
+  order by b.key, b.network
+  on conflict (license_key, network) do update set
+    first_seen_at = least(n.first_seen_at, excluded.first_seen_at),
+    last_seen_at = greatest(n.last_seen_at, excluded.last_seen_at),
+    calls = n.calls + excluded.calls,
+    returns_hour_started_at = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
+                                   then excluded.last_seen_at else n.returns_hour_started_at end,
+    returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
+                             when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.returns_this_hour
+                             else n.returns_last_hour end,
+    returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
+                             then excluded.returns_this_hour else n.returns_this_hour + excluded.returns_this_hour end;
+
   -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
   -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
   -- in key order, so two instances' statements cannot deadlock. The seat-check counts add up: an
@@ -127,53 +194,6 @@ as $$
                                else (case when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
                                           then 0 else s.system_name_changes end)
                                     + excluded.system_name_changes end;
-
-  -- A network's call is a return when another network of the same family (IPv4, IPv6) called with
-  -- the key between it and this network's previous call, and that previous call is within
-  -- interleave_window: what the instance counted in memory, plus the return across writes (the
-  -- stored previous call, and another network's calls stored or in this write).
-  with b as (
-    select * from unnest(p_net_keys, p_networks, p_net_first, p_net_last, p_net_calls, p_net_returns)
-                  as b(key, network, first_at, last_at, calls, returns)
-  ),
-  -- Keys this write saw from more than one network, with those networks' calls: joined by key, so
-  -- a write costs the same per key however many keys it carries.
-  several as (
-    select b.key, array_agg(b.network) as networks, array_agg(b.first_at) as firsts, array_agg(b.last_at) as lasts
-      from b group by b.key having count(*) > 1
-  )
-  insert into public.kiosk_networks as n (
-    license_key, network, first_seen_at, last_seen_at, calls, returns_hour_started_at, returns_this_hour)
-  select b.key, b.network, b.first_at, b.last_at, b.calls, b.last_at,
-         b.returns + case when x.last_seen_at is not null
-                           and b.first_at > x.last_seen_at
-                           and b.first_at - x.last_seen_at <= w.interleave_window
-                           and (exists (select from public.kiosk_networks as y
-                                         where y.license_key = b.key and y.network <> b.network
-                                           and pg_catalog.family(y.network) = pg_catalog.family(b.network)
-                                           and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at)
-                                or exists (select from unnest(m.networks, m.firsts, m.lasts) as o(network, first_at, last_at)
-                                            where o.network <> b.network
-                                              and pg_catalog.family(o.network) = pg_catalog.family(b.network)
-                                              and o.last_at > x.last_seen_at and o.first_at < b.first_at))
-                          then 1 else 0 end
-  from b
-  cross join public.seat_watch as w
-  left join public.kiosk_networks as x on x.license_key = b.key and x.network = b.network
-  left join several as m on m.key = b.key
-  where exists (select from public.license_keys as k where k.key = b.key)
-  order by b.key, b.network
-  on conflict (license_key, network) do update set
-    first_seen_at = least(n.first_seen_at, excluded.first_seen_at),
-    last_seen_at = greatest(n.last_seen_at, excluded.last_seen_at),
-    calls = n.calls + excluded.calls,
-    returns_hour_started_at = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                                   then excluded.last_seen_at else n.returns_hour_started_at end,
-    returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
-                             when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.returns_this_hour
-                             else n.returns_last_hour end,
-    returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                             then excluded.returns_this_hour else n.returns_this_hour + excluded.returns_this_hour end
 $$;
 comment on function cadence.record_kiosk_sightings(text[], timestamptz[], inet[], text[], integer[], text[], text[], integer[], text[], cidr[], timestamptz[], timestamptz[], integer[], integer[]) is
   'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: calls and system names per key, calls and returns per key and network.';
@@ -197,12 +217,22 @@ returns integer
 language sql
 volatile
 set search_path = ''
+-- One scan of the sightings a minute: compiling it (JIT) costs more than it saves.
+set jit = off
 as $$
-  -- Evidence older than a day goes (a scan: an index on last_seen_at would cost every sightings
-  -- write an index update); then each rule names its keys, from rows seen in the last two hours (a
+  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table); then each rule names its keys, from rows seen in the last two hours (a
   -- kiosk gone quiet keeps no stale count alive).
   with gone as (
     delete from public.kiosk_networks as n where n.last_seen_at < p_now - interval '1 day'
+  ),
+  -- A key left with one network (its others a day old) is an honest single-network key again: it
+  -- leaves the evidence, so its writes cost a look-up only.
+  alone as (
+    delete from public.kiosk_networks as n
+     using (select e.license_key from public.kiosk_networks as e
+             group by e.license_key
+            having count(*) filter (where e.last_seen_at >= p_now - interval '1 day') <= 1) as single
+     where n.license_key = single.license_key
   ),
   found as (
     select n.license_key, 'interleaved_networks' as rule
@@ -211,16 +241,17 @@ as $$
      group by n.license_key, w.returns_to_flag
     having sum(n.returns_this_hour + n.returns_last_hour) >= w.returns_to_flag
     union all
-    -- Both per-key rules in one scan of the sightings.
+    -- Both per-key rules in one scan of the sightings, the few keys over a threshold first.
     select s.license_key, r.rule
-      from public.kiosk_sightings as s
-     cross join public.seat_watch as w
+      from (select s.*, w.calls_per_hour_limit, w.name_changes_to_flag
+              from public.kiosk_sightings as s cross join public.seat_watch as w
+             where s.calls_last_hour > w.calls_per_hour_limit or s.system_name_changes >= w.name_changes_to_flag
+            offset 0) as s
      cross join lateral unnest(array[
-       case when s.calls_last_hour > w.calls_per_hour_limit and s.last_seen_at > p_now - interval '2 hours' then 'poll_rate' end,
-       case when s.system_name_changes >= w.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
+       case when s.calls_last_hour > s.calls_per_hour_limit and s.last_seen_at > p_now - interval '2 hours' then 'poll_rate' end,
+       case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
      ]) as r(rule)
      where r.rule is not null
-       and (s.calls_last_hour > w.calls_per_hour_limit or s.system_name_changes >= w.name_changes_to_flag)
   ),
   flagged as (
     insert into public.seat_suspicions as q (license_key, rules, first_flagged_at, last_flagged_at)
