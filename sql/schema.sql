@@ -2175,8 +2175,9 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
     SET search_path TO ''
     SET jit TO 'off'
     AS $$
-  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table); then each rule names its keys, from rows seen in the last two hours (a
-  -- kiosk gone quiet keeps no stale count alive).
+  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table);
+  -- then each rule names its keys, from rows seen in the last two hours (a kiosk gone quiet keeps no
+  -- stale count alive).
   with gone as (
     delete from public.kiosk_networks as n where n.last_seen_at < p_now - interval '1 day'
   ),
@@ -2772,7 +2773,7 @@ WITH (fillfactor='70');
 -- Name: TABLE kiosk_networks; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.kiosk_networks IS 'Written by the API, do not edit: each network (IPv4 address, IPv6 /64) a license key was seen from in the last day, its calls and its returns (seat checks). Read public.suspected_copies.';
+COMMENT ON TABLE public.kiosk_networks IS 'Written by the API, do not edit: for each license key seen from more than one network in the last day, each network (IPv4 address, IPv6 /64), its calls and its returns (seat checks). Read public.suspected_copies.';
 
 
 --

@@ -8,9 +8,10 @@
 --
 -- The rules (each one's reach is in supabase/README.md, "Seat checks"):
 -- - interleaved_networks: the key's calls come back to a network (an IPv4 address, or an IPv6 /64)
---   after a call from another network, within interleave_window of its own previous call, at least
---   returns_to_flag times in the current and previous hour. One address replacing another never
---   comes back; two kiosks on two networks come back every poll.
+--   after a call from another network of the same family, within interleave_window of its own
+--   previous call, at least returns_to_flag times in the current and previous hour. One address
+--   replacing another never comes back; two kiosks on two networks come back every poll. Families
+--   are not compared: a dual-stack kiosk switching between them is not a copy.
 -- - poll_rate: more successful calls in a completed hour than calls_per_hour_limit (one kiosk
 --   polling every 60 s makes 60, plus 2-3 at each start).
 -- - system_name_flips: the system name the kiosk writes changed name_changes_to_flag times within
@@ -39,8 +40,9 @@ comment on column public.seat_watch.calls_per_hour_limit is 'More calls than thi
 comment on column public.seat_watch.name_changes_to_flag is 'Changes of the written system name within a day that flag system_name_flips.';
 insert into public.seat_watch default values;
 
--- Per key and network: the evidence of interleaving. One row per network a key was seen from in the
--- last day (the pass deletes older ones), written by the sightings flush only.
+-- Per key and network: the evidence of interleaving, for the keys seen from more than one network in
+-- the last day only (the pass deletes older rows, and a key left with one). Written by the sightings
+-- flush only.
 create table public.kiosk_networks (
   license_key text not null,
   network cidr not null,
@@ -56,7 +58,7 @@ create table public.kiosk_networks (
 -- key's row, so it stays on its page (a HOT update) and touches no index.
 with (fillfactor = 70);
 comment on table public.kiosk_networks is
-  'Written by the API, do not edit: each network (IPv4 address, IPv6 /64) a license key was seen from in the last day, its calls and its returns (seat checks). Read public.suspected_copies.';
+  'Written by the API, do not edit: for each license key seen from more than one network in the last day, each network (IPv4 address, IPv6 /64), its calls and its returns (seat checks). Read public.suspected_copies.';
 comment on column public.kiosk_networks.returns_this_hour is 'Calls back on this network after another network''s call, within interleave_window of its own previous call, since returns_hour_started_at.';
 comment on column public.kiosk_networks.returns_last_hour is 'The same in the hour before.';
 create index kiosk_networks_returning_idx on public.kiosk_networks (license_key)
@@ -220,8 +222,9 @@ set search_path = ''
 -- One scan of the sightings a minute: compiling it (JIT) costs more than it saves.
 set jit = off
 as $$
-  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table); then each rule names its keys, from rows seen in the last two hours (a
-  -- kiosk gone quiet keeps no stale count alive).
+  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table);
+  -- then each rule names its keys, from rows seen in the last two hours (a kiosk gone quiet keeps no
+  -- stale count alive).
   with gone as (
     delete from public.kiosk_networks as n where n.last_seen_at < p_now - interval '1 day'
   ),
