@@ -46,8 +46,9 @@ export interface SightingsOptions {
  * after a write schedules the next one `flushEveryMs` later, which carries every key seen since
  * (the latest call of each), in one statement. A key written less than `perKeyMs` ago waits for a
  * later write. Each key's entry also counts what the seat checks read (its calls, per network: an
- * IPv4 address or an IPv6 /64, and the system names it wrote); those counts ride on the same write. While the database is unavailable the sightings are kept for the next write; a crash
- * loses what was not yet written.
+ * IPv4 address or an IPv6 /64, and the system names it wrote); those counts ride on the same write.
+ * While the database is unavailable the sightings are kept for the next write; a crash loses what
+ * was not yet written.
  *
  * @example
  * const sightings = kioskSightings({ db, now: Date.now, log });
@@ -153,22 +154,24 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
 
 /**
  * Counts one call into a key's entry: a call back on a network after a call from another network
- * is a return (the seat checks' interleaving evidence), and a written name other than the last is
- * a change.
+ * of the same family is a return (the seat checks' interleaving evidence; a dual-stack kiosk
+ * switching families makes none), and a written name other than the last is a change.
  */
 function count(sighting: Sighting, at: number, ip: string | null, systemName: string | undefined) {
   sighting.calls += 1;
   if (ip !== null) {
     const network = rateLimitClient(ip, 64);
+    const family = network.includes(":") ? "v6" : "v4";
     const calls = sighting.networks.get(network);
     if (calls) {
-      if (sighting.lastNetwork !== network) calls.returns += 1;
+      const previous = sighting.lastNetworkOf[family];
+      if (previous !== null && previous !== network) calls.returns += 1;
       calls.last = at;
       calls.calls += 1;
     } else {
       sighting.networks.set(network, { first: at, last: at, calls: 1, returns: 0 });
     }
-    sighting.lastNetwork = network;
+    sighting.lastNetworkOf[family] = network;
   }
   if (systemName !== undefined) {
     if (sighting.lastName !== null && sighting.lastName !== systemName) sighting.nameChanges += 1;

@@ -26,8 +26,8 @@ export interface Sighting {
   nameChanges: number;
   /** Per network the calls came from; calls from an unknown IP are in none. */
   networks: Map<string, NetworkCalls>;
-  /** The network of the latest call with a known IP. */
-  lastNetwork: string | null;
+  /** Per address family, the network of its latest call. */
+  lastNetworkOf: { v4: string | null; v6: string | null };
 }
 
 /**
@@ -37,7 +37,7 @@ export interface Sighting {
  * const sighting = firstSighting(Date.now(), "203.0.113.7");
  */
 export function firstSighting(at: number, ip: string | null): Sighting {
-  return { at, ip, version: null, calls: 0, firstName: null, lastName: null, nameChanges: 0, networks: new Map(), lastNetwork: null };
+  return { at, ip, version: null, calls: 0, firstName: null, lastName: null, nameChanges: 0, networks: new Map(), lastNetworkOf: { v4: null, v6: null } };
 }
 
 /**
