@@ -67,6 +67,7 @@ export const Summary = z.object({
     ipv6Share: z.number(),
     copiedKeys: z.number().int(),
     found: z.number().int(),
+    missedWithFirstOnIpv6: z.number().int(),
     detectionSeconds: z.object({ median: z.number(), max: z.number() }),
     falseFlags: z.number().int(),
     byRule: z.record(z.string(), z.number().int()),
