@@ -34,7 +34,6 @@ export async function measureSeatChecks(args: string[]): Promise<void> {
   const database = await migratedDatabase();
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
-  if (Deno.env.get("BENCH_JIT_OFF")) await client.query("set jit = off");
   try {
     const all = Array.from({ length: keys }, (_, n) => seatKey(n));
     await client.query(
