@@ -1800,19 +1800,125 @@ COMMENT ON FUNCTION cadence.queue_kiosk_alert_email(p_dark uuid[], p_back uuid[]
 
 
 --
--- Name: record_kiosk_sightings(text[], timestamp with time zone[], inet[], text[]); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: queue_seat_digest(timestamp with time zone, text, text, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) RETURNS void
-    LANGUAGE sql
+CREATE FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone, p_subject text, p_text text, p_html text, p_now timestamp with time zone) RETURNS uuid
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
+declare
+  v_watch public.seat_watch;
+  v_id uuid;
+begin
+  -- Under the settings row's lock: a worker that rendered the same digest a moment later finds it
+  -- queued (last_digest_at moved) and queues nothing.
+  select * into v_watch from public.seat_watch as w for update;
+  if v_watch.digest_to is null or v_watch.last_digest_at is distinct from p_since then
+    return null;
+  end if;
+  v_id := cadence.enqueue_email(v_watch.digest_to, p_subject, p_text, p_html, p_now);
+  update public.seat_watch as w set last_digest_at = p_now;
+  return v_id;
+end
+$$;
+
+
+--
+-- Name: FUNCTION queue_seat_digest(p_since timestamp with time zone, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues the digest to seat_watch.digest_to and records it, unless another worker did since p_since (the previous digest''s time); returns the e-mail''s id, or null.';
+
+
+--
+-- Name: record_kiosk_sightings(text[], timestamp with time zone[], inet[], text[], integer[], text[], text[], integer[], text[], cidr[], timestamp with time zone[], timestamp with time zone[], integer[], integer[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[] DEFAULT '{}'::integer[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_net_keys text[] DEFAULT '{}'::text[], p_networks cidr[] DEFAULT '{}'::cidr[], p_net_first timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_last timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_calls integer[] DEFAULT '{}'::integer[], p_net_returns integer[] DEFAULT '{}'::integer[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    SET jit TO 'off'
+    AS $$
+  -- A network's call is a return when another network of the same family (IPv4, IPv6) called with
+  -- the key between it and this network's previous call, and that previous call is within
+  -- interleave_window: what the instance counted in memory, plus the return across writes (the
+  -- stored previous call, and another network's calls stored or in this write).
+  --
+  -- Only keys seen from more than one network have rows: a key seen from the network of its stored
+  -- latest call, with no row yet, writes none (an honest kiosk costs a look-up). A key seen from
+  -- another network starts rows for both, the stored call's network from that call. Runs before the
+  -- sightings below, whose stored latest call it reads.
+  with b as (
+    select * from unnest(p_net_keys, p_networks, p_net_first, p_net_last, p_net_calls, p_net_returns)
+                  as b(key, network, first_at, last_at, calls, returns)
+  ),
+  -- Per key in this write: its networks, the network of its stored latest call, whether it has rows.
+  keyed as (
+    select g.key, g.networks, g.firsts, g.lasts, old.last_seen_at as prior_at, old.calls_this_hour as prior_calls,
+           pg_catalog.network(pg_catalog.set_masklen(old.last_seen_ip, case when pg_catalog.family(old.last_seen_ip) = 6 then 64 else 32 end)) as prior_network,
+           exists (select from public.kiosk_networks as e where e.license_key = g.key) as tracked
+      from (select b.key, array_agg(b.network) as networks, array_agg(b.first_at) as firsts, array_agg(b.last_at) as lasts
+              from b group by b.key) as g
+      left join public.kiosk_sightings as old on old.license_key = g.key
+  ),
+  written as (
+    select b.key, b.network, b.first_at, b.last_at, b.calls, b.returns
+      from b join keyed as t on t.key = b.key
+     where t.tracked or cardinality(t.networks) > 1 or t.prior_network <> b.network
+    union all
+    select t.key, t.prior_network, t.prior_at, t.prior_at, greatest(t.prior_calls, 1), 0
+      from keyed as t
+     where not t.tracked and t.prior_network <> all (t.networks)
+  )
+  insert into public.kiosk_networks as n (
+    license_key, network, first_seen_at, last_seen_at, calls, returns_hour_started_at, returns_this_hour)
+  select b.key, b.network, b.first_at, b.last_at, b.calls, b.last_at,
+         b.returns + case when x.last_seen_at is not null
+                           and b.first_at > x.last_seen_at
+                           and b.first_at - x.last_seen_at <= w.interleave_window
+                           and (exists (select from public.kiosk_networks as y
+                                         where y.license_key = b.key and y.network <> b.network
+                                           and pg_catalog.family(y.network) = pg_catalog.family(b.network)
+                                           and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at)
+                                or exists (select from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
+                                            where o.network <> b.network
+                                              and pg_catalog.family(o.network) = pg_catalog.family(b.network)
+                                              and o.last_at > x.last_seen_at and o.first_at < b.first_at))
+                          then 1 else 0 end
+  from written as b
+  join keyed as t on t.key = b.key
+  cross join public.seat_watch as w
+  left join public.kiosk_networks as x on x.license_key = b.key and x.network = b.network
+  where exists (select from public.license_keys as k where k.key = b.key)
+  order by b.key, b.network
+  on conflict (license_key, network) do update set
+    first_seen_at = least(n.first_seen_at, excluded.first_seen_at),
+    last_seen_at = greatest(n.last_seen_at, excluded.last_seen_at),
+    calls = n.calls + excluded.calls,
+    returns_hour_started_at = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
+                                   then excluded.last_seen_at else n.returns_hour_started_at end,
+    returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
+                             when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.returns_this_hour
+                             else n.returns_last_hour end,
+    returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
+                             then excluded.returns_this_hour else n.returns_this_hour + excluded.returns_this_hour end;
+
   -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
   -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
-  -- in key order, so two instances' statements cannot deadlock.
-  insert into public.kiosk_sightings as s (license_key, last_seen_at, last_seen_ip, schedule_version_held)
-  select u.key, u.seen_at, u.ip, u.version
-  from unnest(p_keys, p_seen_at, p_ips, p_versions) as u(key, seen_at, ip, version)
+  -- in key order, so two instances' statements cannot deadlock. The seat-check counts add up: an
+  -- hour's calls roll into the previous hour at the first write an hour after the hour began.
+  insert into public.kiosk_sightings as s (
+    license_key, last_seen_at, last_seen_ip, schedule_version_held,
+    calls_hour_started_at, calls_this_hour, system_name_written, system_name_changes, system_name_changes_since)
+  select u.key, u.seen_at, u.ip, u.version, u.seen_at, coalesce(u.calls, 1), u.last_name,
+         -- A change is a written name other than the one before it: within this write (counted in
+         -- memory), and this write's first name against the stored one.
+         coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
+         case when u.last_name is not null then u.seen_at end
+  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_calls, p_first_names, p_last_names, p_name_changes)
+       as u(key, seen_at, ip, version, calls, first_name, last_name, name_changes)
+  left join public.kiosk_sightings as old on old.license_key = u.key
   where exists (select from public.license_keys as k where k.key = u.key)
   order by u.key
   on conflict (license_key) do update set
@@ -1820,15 +1926,31 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
     last_seen_ip = case when excluded.last_seen_at >= s.last_seen_at then excluded.last_seen_ip else s.last_seen_ip end,
     schedule_version_held = case when excluded.last_seen_at >= s.last_seen_at
                                  then coalesce(excluded.schedule_version_held, s.schedule_version_held)
-                                 else coalesce(s.schedule_version_held, excluded.schedule_version_held) end
+                                 else coalesce(s.schedule_version_held, excluded.schedule_version_held) end,
+    calls_hour_started_at = case when s.calls_hour_started_at is null or excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour'
+                                 then excluded.last_seen_at else s.calls_hour_started_at end,
+    calls_last_hour = case when s.calls_hour_started_at is null then 0
+                           when excluded.last_seen_at >= s.calls_hour_started_at + interval '2 hours' then 0
+                           when excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour' then s.calls_this_hour
+                           else s.calls_last_hour end,
+    calls_this_hour = case when s.calls_hour_started_at is null or excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour'
+                           then excluded.calls_this_hour else s.calls_this_hour + excluded.calls_this_hour end,
+    system_name_written = coalesce(excluded.system_name_written, s.system_name_written),
+    system_name_changes_since = case when excluded.system_name_written is null then s.system_name_changes_since
+                                     when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
+                                     then excluded.last_seen_at else s.system_name_changes_since end,
+    system_name_changes = case when excluded.system_name_written is null then s.system_name_changes
+                               else (case when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
+                                          then 0 else s.system_name_changes end)
+                                    + excluded.system_name_changes end;
 $$;
 
 
 --
--- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) IS 'Records sightings of license keys (one per key in the arrays): the latest wins; a sighting without a version keeps the held one.';
+COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: calls and system names per key, calls and returns per key and network.';
 
 
 --
@@ -2162,6 +2284,113 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.schedule_version(p_payload json) IS 'The schedule version of a payload: hex SHA-256 of the canonical JSON of type, daily and weekly. Computed here, once, when a payload is stored (public.schedule_payloads.version); the API serves it as the ETag as it is.';
+
+
+--
+-- Name: seat_check_pass(timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS integer
+    LANGUAGE sql
+    SET search_path TO ''
+    SET jit TO 'off'
+    AS $$
+  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table);
+  -- then each rule names its keys, from rows seen in the last two hours (a kiosk gone quiet keeps no
+  -- stale count alive).
+  with gone as (
+    delete from public.kiosk_networks as n where n.last_seen_at < p_now - interval '1 day'
+  ),
+  -- A key left with one network (its others a day old) is an honest single-network key again: it
+  -- leaves the evidence, so its writes cost a look-up only.
+  alone as (
+    delete from public.kiosk_networks as n
+     using (select e.license_key from public.kiosk_networks as e
+             group by e.license_key
+            having count(*) filter (where e.last_seen_at >= p_now - interval '1 day') <= 1) as single
+     where n.license_key = single.license_key
+  ),
+  found as (
+    select n.license_key, 'interleaved_networks' as rule
+      from public.kiosk_networks as n cross join public.seat_watch as w
+     where n.returns_this_hour + n.returns_last_hour > 0 and n.last_seen_at > p_now - interval '2 hours'
+     group by n.license_key, w.returns_to_flag
+    having sum(n.returns_this_hour + n.returns_last_hour) >= w.returns_to_flag
+    union all
+    -- Both per-key rules in one scan of the sightings, the few keys over a threshold first.
+    select s.license_key, r.rule
+      from (select s.*, w.calls_per_hour_limit, w.name_changes_to_flag
+              from public.kiosk_sightings as s cross join public.seat_watch as w
+             where s.calls_last_hour > w.calls_per_hour_limit or s.system_name_changes >= w.name_changes_to_flag
+            offset 0) as s
+     cross join lateral unnest(array[
+       case when s.calls_last_hour > s.calls_per_hour_limit and s.last_seen_at > p_now - interval '2 hours' then 'poll_rate' end,
+       case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
+     ]) as r(rule)
+     where r.rule is not null
+  ),
+  flagged as (
+    insert into public.seat_suspicions as q (license_key, rules, first_flagged_at, last_flagged_at)
+    select f.license_key, array_agg(distinct f.rule order by f.rule), p_now, p_now
+      from found as f
+     where exists (select from public.license_keys as k where k.key = f.license_key)
+     group by f.license_key
+     order by f.license_key
+    on conflict (license_key) do update set
+      rules = array(select distinct r from unnest(q.rules || excluded.rules) as r order by r),
+      last_flagged_at = greatest(q.last_flagged_at, excluded.last_flagged_at),
+      flags = q.flags + 1
+    returning 1
+  )
+  select count(*)::integer from flagged
+$$;
+
+
+--
+-- Name: FUNCTION seat_check_pass(p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: deletes network evidence older than a day, then records (public.seat_suspicions) every key a rule flags now; returns how many. The rules are in the migration that made it.';
+
+
+--
+-- Name: seat_digest(timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.seat_digest(p_now timestamp with time zone) RETURNS TABLE(recipient text, since timestamp with time zone, suspects jsonb)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_watch public.seat_watch;
+begin
+  -- Due once a day when staff set digest_to, and only when some key was flagged since the last one.
+  -- The settings first, alone: the minute's usual answer (not due) costs one row's read.
+  select * into v_watch from public.seat_watch as w;
+  if v_watch.digest_to is null or v_watch.last_digest_at > p_now - interval '1 day' then
+    return;
+  end if;
+  return query
+  select v_watch.digest_to, v_watch.last_digest_at,
+         pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
+           'licenseKey', q.license_key, 'systemName', k.system_name, 'rules', q.rules,
+           'firstFlaggedAt', q.first_flagged_at, 'lastFlaggedAt', q.last_flagged_at,
+           'networks', coalesce(n.networks, 0)
+         ) order by q.license_key)
+    from public.seat_suspicions as q
+    join public.license_keys as k on k.key = q.license_key
+    left join lateral (select count(*)::integer as networks from public.kiosk_networks as n where n.license_key = q.license_key) as n on true
+   where q.last_flagged_at > coalesce(v_watch.last_digest_at, '-infinity')
+  having count(*) > 0;
+end
+$$;
+
+
+--
+-- Name: FUNCTION seat_digest(p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.seat_digest(p_now timestamp with time zone) IS 'The daily digest due at p_now: its recipient, the previous digest''s time and the keys flagged since; no row when digest_to is empty, a digest went out within a day, or nothing was flagged since.';
 
 
 --
@@ -2951,6 +3180,45 @@ ALTER TABLE public.groups ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
 
 
 --
+-- Name: kiosk_networks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.kiosk_networks (
+    license_key text NOT NULL,
+    network cidr NOT NULL,
+    first_seen_at timestamp with time zone NOT NULL,
+    last_seen_at timestamp with time zone NOT NULL,
+    calls bigint NOT NULL,
+    returns_hour_started_at timestamp with time zone NOT NULL,
+    returns_this_hour integer DEFAULT 0 NOT NULL,
+    returns_last_hour integer DEFAULT 0 NOT NULL,
+    CONSTRAINT kiosk_network_calls_are_counted CHECK ((calls > 0))
+)
+WITH (fillfactor='70');
+
+
+--
+-- Name: TABLE kiosk_networks; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.kiosk_networks IS 'Written by the API, do not edit: for each license key seen from more than one network in the last day, each network (IPv4 address, IPv6 /64), its calls and its returns (seat checks). Read public.suspected_copies.';
+
+
+--
+-- Name: COLUMN kiosk_networks.returns_this_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_networks.returns_this_hour IS 'Calls back on this network after another network''s call, within interleave_window of its own previous call, since returns_hour_started_at.';
+
+
+--
+-- Name: COLUMN kiosk_networks.returns_last_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_networks.returns_last_hour IS 'The same in the hour before.';
+
+
+--
 -- Name: kiosk_outages; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3051,6 +3319,12 @@ CREATE TABLE public.kiosk_sightings (
     last_seen_at timestamp with time zone NOT NULL,
     last_seen_ip inet,
     schedule_version_held text,
+    calls_hour_started_at timestamp with time zone,
+    calls_this_hour integer DEFAULT 0 NOT NULL,
+    calls_last_hour integer DEFAULT 0 NOT NULL,
+    system_name_written text,
+    system_name_changes integer DEFAULT 0 NOT NULL,
+    system_name_changes_since timestamp with time zone,
     CONSTRAINT schedule_version_held_is_a_version CHECK ((schedule_version_held ~ '^[0-9a-f]{64}$'::text))
 );
 
@@ -3060,6 +3334,55 @@ CREATE TABLE public.kiosk_sightings (
 --
 
 COMMENT ON TABLE public.kiosk_sightings IS 'Written by the API, do not edit: the last call a kiosk made with each license key. Read public.kiosk_status.';
+
+
+--
+-- Name: COLUMN kiosk_sightings.calls_this_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.calls_this_hour IS 'Successful calls since calls_hour_started_at (seat checks: poll_rate).';
+
+
+--
+-- Name: COLUMN kiosk_sightings.calls_last_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.calls_last_hour IS 'Successful calls in the hour before calls_hour_started_at.';
+
+
+--
+-- Name: COLUMN kiosk_sightings.system_name_written; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.system_name_written IS 'The system name the kiosk last wrote (PUT system-name).';
+
+
+--
+-- Name: COLUMN kiosk_sightings.system_name_changes; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.system_name_changes IS 'Changes of the written name since system_name_changes_since, a day at most (seat checks: system_name_flips).';
+
+
+--
+-- Name: seat_suspicions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.seat_suspicions (
+    license_key text NOT NULL,
+    rules text[] NOT NULL,
+    first_flagged_at timestamp with time zone NOT NULL,
+    last_flagged_at timestamp with time zone NOT NULL,
+    flags integer DEFAULT 1 NOT NULL,
+    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'poll_rate'::text, 'system_name_flips'::text]) AND (cardinality(rules) > 0)))
+);
+
+
+--
+-- Name: TABLE seat_suspicions; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.seat_suspicions IS 'Written by the seat-check pass, do not edit: each license key suspected of being used by more than one kiosk, the rules that found it, when first and last (a key flagged within a day is suspected now), and in how many passes.';
 
 
 --
@@ -3089,7 +3412,10 @@ CREATE VIEW public.kiosk_status WITH (security_invoker='true') AS
     ( SELECT cadence.license_key_playing(k.key, now()) AS license_key_playing) AS playing_now,
     ( SELECT o.dark_since
            FROM public.kiosk_outages o
-          WHERE ((o.license_key = k.key) AND (o.back_at IS NULL))) AS dark_since
+          WHERE ((o.license_key = k.key) AND (o.back_at IS NULL))) AS dark_since,
+    (EXISTS ( SELECT
+           FROM public.seat_suspicions q
+          WHERE ((q.license_key = k.key) AND (q.last_flagged_at > (now() - '1 day'::interval))))) AS suspected_copy
    FROM (public.license_keys k
      LEFT JOIN public.kiosk_sightings s ON ((s.license_key = k.key)));
 
@@ -3176,6 +3502,13 @@ COMMENT ON COLUMN public.kiosk_status.playing_now IS 'The block it should be pla
 --
 
 COMMENT ON COLUMN public.kiosk_status.dark_since IS 'While the offline alerts count the kiosk as dark: since when (public.kiosk_outages); empty otherwise.';
+
+
+--
+-- Name: COLUMN kiosk_status.suspected_copy; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_status.suspected_copy IS 'Flagged by the seat checks within the last day: the key may be used by more than one kiosk (public.suspected_copies has the evidence). Nobody is refused for it.';
 
 
 --
@@ -3447,6 +3780,103 @@ COMMENT ON COLUMN public.schedules.type IS 'daily or weekly. Blocks of a weekly 
 
 
 --
+-- Name: seat_watch; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.seat_watch (
+    id boolean DEFAULT true NOT NULL,
+    digest_to text,
+    interleave_window interval DEFAULT '00:01:30'::interval NOT NULL,
+    returns_to_flag integer DEFAULT 3 NOT NULL,
+    calls_per_hour_limit integer DEFAULT 90 NOT NULL,
+    name_changes_to_flag integer DEFAULT 3 NOT NULL,
+    last_digest_at timestamp with time zone,
+    CONSTRAINT calls_per_hour_limit_is_positive CHECK ((calls_per_hour_limit > 0)),
+    CONSTRAINT interleave_window_is_between_10_seconds_and_an_hour CHECK (((interleave_window >= '00:00:10'::interval) AND (interleave_window <= '01:00:00'::interval))),
+    CONSTRAINT name_changes_to_flag_is_at_least_2 CHECK ((name_changes_to_flag >= 2)),
+    CONSTRAINT returns_to_flag_is_at_least_2 CHECK ((returns_to_flag >= 2)),
+    CONSTRAINT seat_digest_to_is_an_email CHECK ((digest_to ~ '^[^@[:space:]]+@[^@[:space:]]+$'::text)),
+    CONSTRAINT seat_watch_is_one_row CHECK (id)
+);
+
+
+--
+-- Name: TABLE seat_watch; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.seat_watch IS 'One row: the seat checks'' settings (staff may change them) and when the last digest was queued (the pass writes it).';
+
+
+--
+-- Name: COLUMN seat_watch.digest_to; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.digest_to IS 'Where the daily digest of suspected copies goes; empty (the default): no digest.';
+
+
+--
+-- Name: COLUMN seat_watch.interleave_window; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.interleave_window IS 'A call back on a network within this long of that network''s previous call, with another network''s call between, is a return: about one poll interval and a half.';
+
+
+--
+-- Name: COLUMN seat_watch.returns_to_flag; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.returns_to_flag IS 'Returns in the current and previous hour that flag interleaved_networks.';
+
+
+--
+-- Name: COLUMN seat_watch.calls_per_hour_limit; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.calls_per_hour_limit IS 'More calls than this in a completed hour flag poll_rate: about 1.5 times what one kiosk makes (60 at a 60 s poll).';
+
+
+--
+-- Name: COLUMN seat_watch.name_changes_to_flag; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.name_changes_to_flag IS 'Changes of the written system name within a day that flag system_name_flips.';
+
+
+--
+-- Name: suspected_copies; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
+ SELECT q.license_key,
+    ( SELECT a.email
+           FROM public.accounts a
+          WHERE (a.id = cadence.license_key_owner(q.license_key))) AS account_email,
+    k.system_name,
+    k.active,
+    q.rules,
+    q.first_flagged_at,
+    q.last_flagged_at,
+    q.flags,
+    s.calls_last_hour,
+    s.calls_this_hour,
+    s.system_name_changes,
+    ( SELECT jsonb_agg(jsonb_build_object('network', n.network, 'firstSeenAt', n.first_seen_at, 'lastSeenAt', n.last_seen_at, 'calls', n.calls, 'returns', (n.returns_this_hour + n.returns_last_hour)) ORDER BY n.last_seen_at DESC) AS jsonb_agg
+           FROM public.kiosk_networks n
+          WHERE (n.license_key = q.license_key)) AS networks
+   FROM ((public.seat_suspicions q
+     JOIN public.license_keys k ON ((k.key = q.license_key)))
+     LEFT JOIN public.kiosk_sightings s ON ((s.license_key = q.license_key)))
+  WHERE (q.last_flagged_at > (now() - '1 day'::interval));
+
+
+--
+-- Name: VIEW suspected_copies; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: each network (IPv4 address, IPv6 /64) with its first and last call, calls and returns; calls per hour; system-name changes. A suspicion refuses nobody.';
+
+
+--
 -- Name: venue_address_changes; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3632,6 +4062,14 @@ ALTER TABLE ONLY public.groups
 
 
 --
+-- Name: kiosk_networks kiosk_network_is_one_per_key_and_network; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kiosk_networks
+    ADD CONSTRAINT kiosk_network_is_one_per_key_and_network PRIMARY KEY (license_key, network);
+
+
+--
 -- Name: kiosk_outages kiosk_outages_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3720,6 +4158,22 @@ ALTER TABLE ONLY public.schedules
 
 
 --
+-- Name: seat_suspicions seat_suspicions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.seat_suspicions
+    ADD CONSTRAINT seat_suspicions_pkey PRIMARY KEY (license_key);
+
+
+--
+-- Name: seat_watch seat_watch_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.seat_watch
+    ADD CONSTRAINT seat_watch_pkey PRIMARY KEY (id);
+
+
+--
 -- Name: venue_address_changes venue_address_changes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3776,6 +4230,13 @@ CREATE INDEX accounts_auth_link_due_idx ON public.accounts USING btree (auth_lin
 --
 
 CREATE INDEX email_outbox_due_idx ON public.email_outbox USING btree (next_attempt_at) WHERE (status = 'pending'::text);
+
+
+--
+-- Name: kiosk_networks_returning_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX kiosk_networks_returning_idx ON public.kiosk_networks USING btree (license_key) WHERE ((returns_this_hour + returns_last_hour) > 0);
 
 
 --
@@ -3839,6 +4300,13 @@ CREATE INDEX schedule_block_proclamations_proclamation_id_idx ON public.schedule
 --
 
 CREATE INDEX schedule_blocks_schedule_id_idx ON public.schedule_blocks USING btree (schedule_id, start_time);
+
+
+--
+-- Name: seat_suspicions_last_flagged_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX seat_suspicions_last_flagged_idx ON public.seat_suspicions USING btree (last_flagged_at);
 
 
 --
@@ -4115,6 +4583,14 @@ ALTER TABLE ONLY public.schedule_payloads
 
 
 --
+-- Name: seat_suspicions seat_suspicion_key_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.seat_suspicions
+    ADD CONSTRAINT seat_suspicion_key_exists FOREIGN KEY (license_key) REFERENCES public.license_keys(key) ON UPDATE CASCADE ON DELETE CASCADE;
+
+
+--
 -- Name: venue_addresses venue_address_belongs_to_an_account; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -4256,6 +4732,13 @@ CREATE POLICY "Account holders can read the proclamations they are entitled to" 
 
 
 --
+-- Name: seat_suspicions Account holders can read the seat flags of their own keys; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY "Account holders can read the seat flags of their own keys" ON public.seat_suspicions FOR SELECT TO authenticated USING ((license_key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
+
+
+--
 -- Name: kiosk_sightings Account holders can read the sightings of their own keys; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -4354,6 +4837,12 @@ ALTER TABLE public.frequencies ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.groups ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: kiosk_networks; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.kiosk_networks ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: kiosk_outages; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -4412,6 +4901,18 @@ ALTER TABLE public.schedule_payloads ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE public.schedules ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: seat_suspicions; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.seat_suspicions ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: seat_watch; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.seat_watch ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: venue_address_changes; Type: ROW SECURITY; Schema: public; Owner: -
@@ -4953,11 +5454,19 @@ GRANT ALL ON FUNCTION cadence.queue_kiosk_alert_email(p_dark uuid[], p_back uuid
 
 
 --
--- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION queue_seat_digest(p_since timestamp with time zone, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[]) TO service_role;
+REVOKE ALL ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone, p_subject text, p_text text, p_html text, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone, p_subject text, p_text text, p_html text, p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) TO service_role;
 
 
 --
@@ -5041,6 +5550,22 @@ GRANT ALL ON FUNCTION cadence.schedule_payload(p_key text) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.schedule_version(p_payload json) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.schedule_version(p_payload json) TO service_role;
+
+
+--
+-- Name: FUNCTION seat_check_pass(p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION seat_digest(p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.seat_digest(p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.seat_digest(p_now timestamp with time zone) TO service_role;
 
 
 --
@@ -5192,6 +5717,13 @@ GRANT ALL ON SEQUENCE public.groups_id_seq TO service_role;
 
 
 --
+-- Name: TABLE kiosk_networks; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.kiosk_networks TO service_role;
+
+
+--
 -- Name: TABLE kiosk_outages; Type: ACL; Schema: public; Owner: -
 --
 
@@ -5280,6 +5812,83 @@ GRANT SELECT(last_seen_ip) ON TABLE public.kiosk_sightings TO authenticated;
 --
 
 GRANT SELECT(schedule_version_held) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.calls_hour_started_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(calls_hour_started_at) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.calls_this_hour; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(calls_this_hour) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.calls_last_hour; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(calls_last_hour) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.system_name_written; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(system_name_written) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.system_name_changes; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(system_name_changes) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.system_name_changes_since; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(system_name_changes_since) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: TABLE seat_suspicions; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.seat_suspicions TO service_role;
+
+
+--
+-- Name: COLUMN seat_suspicions.license_key; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(license_key) ON TABLE public.seat_suspicions TO authenticated;
+
+
+--
+-- Name: COLUMN seat_suspicions.rules; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(rules) ON TABLE public.seat_suspicions TO authenticated;
+
+
+--
+-- Name: COLUMN seat_suspicions.first_flagged_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(first_flagged_at) ON TABLE public.seat_suspicions TO authenticated;
+
+
+--
+-- Name: COLUMN seat_suspicions.last_flagged_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(last_flagged_at) ON TABLE public.seat_suspicions TO authenticated;
 
 
 --
@@ -5447,6 +6056,20 @@ GRANT SELECT(type),INSERT(type),UPDATE(type) ON TABLE public.schedules TO authen
 --
 
 GRANT SELECT(created_at) ON TABLE public.schedules TO authenticated;
+
+
+--
+-- Name: TABLE seat_watch; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.seat_watch TO service_role;
+
+
+--
+-- Name: TABLE suspected_copies; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.suspected_copies TO service_role;
 
 
 --

@@ -2,6 +2,7 @@ import type { AuthLinkPorts, LinkReport } from "./auth-users/link-auth-user.ts";
 import { linkPendingAccounts } from "./auth-users/link-auth-user.ts";
 import { isUnavailable } from "./db/unavailable.ts";
 import { alertOfflineKiosks, type OfflineAlertReport } from "./kiosk/offline-alerts.ts";
+import { checkSeats, type SeatCheckReport } from "./kiosk/seat-checks.ts";
 import { errorMessage } from "./log.ts";
 import { deliverPending, type DeliveryReport, type OutboxPorts } from "./mail/outbox.ts";
 import { purgeOnboardingKeys } from "./onboarding/store.ts";
@@ -15,6 +16,8 @@ export type ScheduledPassPorts = OutboxPorts & AuthLinkPorts;
 export interface ScheduledPassReport extends DeliveryReport {
   /** The offline-alert pass; absent when it failed (logged), which never stops the delivery. */
   alerts?: OfflineAlertReport;
+  /** The seat-check pass; absent when it failed (logged), which never stops the delivery. */
+  seats?: SeatCheckReport;
   /** Accounts linked to (or still failing to reach) Supabase Auth; present only with Auth configured. */
   authUsers?: LinkReport;
   /** Onboarding ids past their 24 hours, deleted by this run; present only when there were some. */
@@ -24,11 +27,11 @@ export interface ScheduledPassReport extends DeliveryReport {
 /**
  * What runs every minute (pg_cron and the `outbox` function on Supabase, `npm start` locally,
  * `npm run outbox:deliver` from cron), one room's work after another, so that no room reaches into
- * another: the offline-alert pass (kiosk/), then the outbox delivery (mail/), which sends the alert
- * e-mails the pass just queued in the same run; then, with Supabase Auth configured, the accounts
+ * another: the offline-alert pass and the seat checks (kiosk/), then the outbox delivery (mail/), which
+ * sends the alert e-mails and the staff digest those passes just queued in the same run; then, with Supabase Auth configured, the accounts
  * onboarding could not link to an Auth user (auth-users/); last, the onboarding ids past their 24
  * hours (onboarding/), batch by batch within the budget, so their table stays bounded. An alert
- * pass that fails is logged and the rest still runs: queued e-mails must not wait on it.
+ * or seat-check pass that fails is logged and the rest still runs: queued e-mails must not wait on it.
  *
  * @example
  * const report = await runScheduledPass(deps);
@@ -45,8 +48,15 @@ export async function runScheduledPass(
     // A database outage is logged once, when it starts (db/availability.ts); the next run retries.
     if (!isUnavailable(error)) ports.log("error", "kiosk_alerts_failed", { error: errorMessage(error) });
   }
+  let seats: SeatCheckReport | undefined;
+  try {
+    seats = await checkSeats(ports);
+  } catch (error) {
+    if (!isUnavailable(error)) ports.log("error", "seat_checks_failed", { error: errorMessage(error) });
+  }
   const report: ScheduledPassReport = await deliverPending(ports, options);
   if (alerts) report.alerts = alerts;
+  if (seats) report.seats = seats;
   if (ports.authUsers) report.authUsers = await linkPendingAccounts(ports, { max: options.max ?? 100 });
   let purged = 0;
   for (let batch = PURGE_BATCH; batch === PURGE_BATCH && ports.now() < deadline;) {

@@ -56,13 +56,18 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   },
   "public.schedule_payloads": { columns: { schedule_id: "", payload: "", version: "" } },
   "public.kiosk_sightings": {
-    columns: { license_key: "select", last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select" },
+    columns: {
+      license_key: "select", last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select",
+      calls_hour_started_at: "select", calls_this_hour: "select", calls_last_hour: "select", system_name_written: "select",
+      system_name_changes: "select", system_name_changes_since: "select",
+    },
   },
   "public.kiosk_status": {
     columns: {
       license_key: "select", account_email: "select", system_name: "select", active: "select", last_validated_at: "select",
       last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select", schedule_version_current: "select",
       schedule_is_current: "select", state: "select", time_zone: "select", local_time: "select", playing_now: "select", dark_since: "select",
+      suspected_copy: "select",
     },
   },
   "public.venue_addresses": {
@@ -82,6 +87,26 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: {
       id: "select", license_key: "select", dark_since: "select", last_seen_at: "select", alerted_at: "select", back_at: "select",
       recovered_at: "select", account_id: "", block_id: "", alert_email_id: "", recovery_email_id: "", recovery_silent: "",
+    },
+  },
+  "public.seat_watch": {
+    columns: {
+      id: "", digest_to: "", interleave_window: "", returns_to_flag: "", calls_per_hour_limit: "", name_changes_to_flag: "", last_digest_at: "",
+    },
+  },
+  "public.kiosk_networks": {
+    columns: {
+      license_key: "", network: "", first_seen_at: "", last_seen_at: "", calls: "", returns_hour_started_at: "", returns_this_hour: "",
+      returns_last_hour: "",
+    },
+  },
+  "public.seat_suspicions": {
+    columns: { license_key: "select", rules: "select", first_flagged_at: "select", last_flagged_at: "select", flags: "" },
+  },
+  "public.suspected_copies": {
+    columns: {
+      license_key: "", account_email: "", system_name: "", active: "", rules: "", first_flagged_at: "", last_flagged_at: "", flags: "",
+      calls_last_hour: "", calls_this_hour: "", system_name_changes: "", networks: "",
     },
   },
   "public.kiosk_uptime": {
@@ -131,6 +156,7 @@ const holderPolicies = [
   "public.accounts update: Account holders can change their own account's alert settings",
   "public.license_keys update: Account holders can change the alert settings of their keys",
   "public.kiosk_outages select: Account holders can read the outages of their own keys",
+  "public.seat_suspicions select: Account holders can read the seat flags of their own keys",
 ];
 
 /** The views `authenticated` reads: each runs as its reader, so its tables' policies apply. */

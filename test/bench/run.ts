@@ -8,7 +8,8 @@
 // a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
 // this tree beside that commit's server (against.ts); `--workers[=1,4]` measures the production
 // start with one worker beside two, or the counts given (workers.ts); `--sql-port` compares the
-// API's throughput on PGlite without and with a psql session on its SQL port (sql-port.ts).
+// API's throughput on PGlite without and with a psql session on its SQL port (sql-port.ts); `--seats` what the seat checks
+// cost at fleet size (seat-checks.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -21,6 +22,7 @@ import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
 import { compareWorkers } from "./workers.ts";
 import { measureSqlPort } from "./sql-port.ts";
+import { measureSeatChecks } from "./seat-checks.ts";
 import {
   type BaselineRow,
   coldStartTable,
@@ -62,6 +64,11 @@ if (workersFlag) {
 
 if (Deno.args.includes("--sql-port")) {
   await measureSqlPort(Deno.args);
+  Deno.exit(0);
+}
+
+if (Deno.args.includes("--seats")) {
+  await measureSeatChecks(Deno.args);
   Deno.exit(0);
 }
 

@@ -5,7 +5,7 @@ import { systemNameShows } from "../../functions/app/license/schemas.ts";
 import { readEntitlements } from "../../functions/app/proclamations/store.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { isUnavailable } from "../../functions/app/db/unavailable.ts";
-import { recordSightings } from "../../functions/app/kiosk/store.ts";
+import { firstSighting, recordSightings } from "../../functions/app/kiosk/store.ts";
 import { setSystemNames, validateAndNameLicenses, validateLicenses } from "../../functions/app/license/store.ts";
 import { deliverEmail } from "../../functions/app/mail/outbox.ts";
 import { onboard, recordNonce } from "../../functions/app/onboarding/store.ts";
@@ -147,7 +147,7 @@ describe("hostile values in every store function: bind parameters, read back as 
 
   it("recordSightings skips keys that do not exist, whatever they hold", async () => {
     const changed = await changedBy(() =>
-      recordSightings(db, HOSTILE.map((value) => [value, { at: Date.now(), ip: null, version: value }] as const)),
+      recordSightings(db, HOSTILE.map((value) => [value, { ...firstSighting(Date.now(), null), version: value, firstName: value, lastName: value }] as const)),
     );
     expect(changed).toEqual([]);
   });
@@ -224,7 +224,7 @@ describe("hostile values in every store function: bind parameters, read back as 
         () => readSchedulesIfChanged(db, [{ key: NUL, version: null }]),
         () => readLegacySchedulesIfChanged(db, [{ key, email: NUL, version: null }]),
         () => readEntitlements(db, [{ key, email: NUL }]),
-        () => recordSightings(db, [[NUL, { at: Date.now(), ip: null, version: null }]]),
+        () => recordSightings(db, [[NUL, firstSighting(Date.now(), null)]]),
         () => recordNonce(db, NUL, Date.now()),
         () => onboard(db, { email: HOSTILE_EMAIL, name: NUL, key: "NULL-0000-0000-0000", message: { to: email, subject: "s", text: "t", html: "h" }, nowMs: Date.now() }),
         () => enqueueHookEmails(db, { event: NUL, messages: [{ to: email, subject: "s", text: "t", html: "h" }], nowMs: Date.now() }),

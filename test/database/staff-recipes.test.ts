@@ -17,6 +17,7 @@ const RECIPE = {
   moveKey: "move-key-to-account.sql",
   importKeys: "import-license-keys.sql",
   deactivateKey: "deactivate-key.sql",
+  moveKioskToNewKey: "move-kiosk-to-new-key.sql",
   notSeenForADay: "kiosks-not-seen-for-a-day.sql",
   playingNow: "what-kiosks-play-now.sql",
 } as const;
@@ -189,6 +190,25 @@ describe("staff recipes (sql/recipes), each run as is against the migrated, seed
     expect(await runRecipe(RECIPE.deactivateKey)).toEqual([{ key: DEMO.key, active: false }]);
 
     expect(await kiosk.validate(DEMO.key, DEMO.email)).toEqual({ status: 400, body: { message: "license key is not active" } });
+  });
+
+  it("move an honest kiosk to a new key: the new key validates with the account's e-mail and reads the old key's own schedule; the old key still validates", async () => {
+    const weekly = "DEMO-0000-0000-0002";
+    const before = await kiosk.schedule(weekly);
+    expect(before.type).toBe("weekly");
+    const [moved] = await runRecipe(RECIPE.moveKioskToNewKey);
+    expect(moved).toMatchObject({ old_key: weekly, schedules_moved: "1" });
+    const newKey = moved.new_key as string;
+    expect(newKey).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+
+    expect(await kiosk.validate(newKey, DEMO.email)).toMatchObject({ status: 200, body: { key: newKey, email_address: DEMO.email } });
+    expect(await kiosk.schedule(newKey)).toEqual({ ...before });
+    expect((await kiosk.validate(weekly, DEMO.email)).status).toBe(200);
+    expect((await kiosk.schedule(weekly)).type).toBe("daily");
+  });
+
+  it("move a kiosk to a new key, with a key that matches none: issues nothing", async () => {
+    expect(await runRecipe(RECIPE.moveKioskToNewKey, (text) => text.replaceAll("DEMO-0000-0000-0002", "NONE-0000-0000-0000"))).toEqual([]);
   });
 
   it("see which kiosks have not been seen for a day: a kiosk last seen two days ago, not one seen 23 hours ago or now, nor a key never seen", async () => {

@@ -330,7 +330,7 @@ describe("public.kiosk_status", () => {
     expect(Object.keys(rows[0])).toEqual([
       "license_key", "account_email", "system_name", "active", "last_validated_at", "last_seen_at", "last_seen_ip",
       "schedule_version_held", "schedule_version_current", "schedule_is_current", "state", "time_zone", "local_time", "playing_now",
-      "dark_since",
+      "dark_since", "suspected_copy",
     ]);
   });
 

@@ -219,8 +219,11 @@ describe("npm run outbox:deliver (functions/cli/deliver-outbox.ts)", () => {
         cwd: root,
         env: childEnv({ DATABASE_URL: own.url, MAILER: "resend", RESEND_API_KEY: "re_cli", RESEND_API_URL: resend.url }),
       });
-      // The offline-alert pass runs first in the same run (no kiosk here: Cadence sees none, so it alerts nobody).
-      expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({ sent: 1, failed: 0, alerts: expect.objectContaining({ blind: true, emails: 0 }) });
+      // The offline-alert pass and the seat checks run first in the same run (no kiosk here: Cadence
+      // sees none, so it alerts nobody and flags nothing).
+      expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({
+        sent: 1, failed: 0, alerts: expect.objectContaining({ blind: true, emails: 0 }), seats: { flagged: 0, digest: false },
+      });
       expect(resend.received.map((sent) => sent.body.to)).toEqual([[to]]);
       expect((await rowOf(id, own.db)).status).toBe("sent");
     } finally {
@@ -258,8 +261,9 @@ describe("the outbox edge function (functions/outbox/index.ts)", () => {
       await enqueue(to, Date.now(), own.db);
       const url = `http://127.0.0.1:${port}/outbox`;
       // Each call runs the offline-alert pass first (no kiosk here: it alerts nobody), then delivers.
-      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 1, failed: 0, alerts: expect.objectContaining({ emails: 0 }) });
-      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 0, failed: 0, alerts: expect.objectContaining({ emails: 0 }) });
+      const seats = { flagged: 0, digest: false };
+      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 1, failed: 0, alerts: expect.objectContaining({ emails: 0 }), seats });
+      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 0, failed: 0, alerts: expect.objectContaining({ emails: 0 }), seats });
       expect((await fetch(url)).status).toBe(405);
       expect(resend.received.map((sent) => sent.body.to)).toEqual([[to]]);
     } finally {

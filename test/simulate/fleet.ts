@@ -13,6 +13,8 @@ export interface Kiosk {
   ownSchedule: boolean;
   /** Goes dark (stops calling) for a window of the run, then calls again (dark-kiosks.ts). */
   dark: boolean;
+  /** How its venue's address moves during the run (seats.ts): a renewal at `at` ms, or IPv6 privacy addresses. */
+  moves?: { kind: "churn"; at: number; to: string } | { kind: "privacy"; prefix: string };
 }
 
 /** Keys of the simulated fleet: `SIMK-` and the kiosk's number in 12 digits. */

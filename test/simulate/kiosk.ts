@@ -2,6 +2,7 @@ import { type Asked, readAnswer, type Reading } from "./answer-check.ts";
 import type { ChangeLedger } from "./change-ledger.ts";
 import type { DarkLedger, DarkWindow } from "./dark-kiosks.ts";
 import type { Kiosk } from "./fleet.ts";
+import { addressAt } from "./seats.ts";
 import type { Tally } from "./tally.ts";
 
 /** What every kiosk shares: where the API is, how it polls, until when, and where it reports. */
@@ -25,10 +26,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 /** Waits `ms`, or until the run ends if that comes first. */
 const wait = (context: KioskContext, ms: number) => sleep(Math.min(ms, context.endAt - context.now()));
 
-/** One request as the kiosk sends it (from its venue's address), recorded and read. */
+/** One request as the kiosk sends it (from its venue's address now), recorded and read. */
 async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: string, init: RequestInit = {}): Promise<Reading> {
   const headers = new Headers(init.headers);
-  headers.set("cf-connecting-ip", kiosk.address);
+  headers.set("cf-connecting-ip", addressAt(kiosk, context.now()));
   if (asked.ifNoneMatch) headers.set("if-none-match", asked.ifNoneMatch);
   const sentAt = context.now();
   let response: Response;

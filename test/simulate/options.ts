@@ -29,6 +29,9 @@ export const RunOptions = z.object({
   /** The fleet accounts' offline_alert_after; the database allows 60 s at least. */
   offlineSeconds: z.coerce.number().int().min(60).max(7 * 86_400).default(900),
   passSeconds: positive.default(60),
+  copiedShare: share.default(0),
+  churnShare: share.default(0),
+  ipv6Share: share.default(0),
 }).strict();
 export type RunOptions = z.infer<typeof RunOptions>;
 
@@ -62,6 +65,9 @@ const FLAGS = {
   "dark-share": { type: "string", help: "--dark-share S        share of kiosks that go dark (stop calling) and come back during the run (0.05)" },
   "offline-seconds": { type: "string", help: "--offline-seconds N   the fleet accounts' offline alert threshold, at least 60 (900, the default 15 minutes)" },
   "pass-seconds": { type: "string", help: "--pass-seconds S      how often the scheduled run (offline alerts, then outbox delivery) runs (60, as pg_cron)" },
+  "copied-share": { type: "string", help: "--copied-share S      share of keys a second kiosk also uses, on a network of its own (0): the seat checks" },
+  "churn-share": { type: "string", help: "--churn-share S       share of venues whose address changes once in the run, a DHCP renewal (0)" },
+  "ipv6-share": { type: "string", help: "--ipv6-share S        share of venues on IPv6, a new privacy address in their /64 at every call (0)" },
   "cost-for": { type: "string", help: "--cost-for N          no run: the monthly cost of N kiosks, from --summary FILE" },
   summary: { type: "string", help: "--summary FILE        a summary written by --json" },
   "register-venues": { type: "boolean", help: "--register-venues     register each venue's address for its kiosks (public.venue_addresses)" },

@@ -15,6 +15,7 @@ import { insertFleet, layoutFleet, registerVenues } from "./fleet.ts";
 import { runKiosk } from "./kiosk.ts";
 import { meters as openMeters, type Reading } from "./meters.ts";
 import { startProduction } from "./production.ts";
+import { judgeSeats, planSeats } from "./seats.ts";
 import { fleetSchedules, staffAtWork } from "./staff.ts";
 import { type Minute, Summary } from "./summary.ts";
 import { Tally } from "./tally.ts";
@@ -73,7 +74,7 @@ async function simulate(options: RunOptions): Promise<number> {
   const offlineMs = options.offlineSeconds * 1000;
   const window = darkWindow({ pollMs, passMs, offlineMs, runMs });
   if (!window && options.darkShare > 0) log("the run is too short for a dark window (threshold, two passes and two poll intervals): no kiosk goes dark");
-  const fleet = layoutFleet(options.kiosks, options.perAddress, options.legacyShare, window ? options.darkShare : 0);
+  const { fleet, copies } = planSeats(layoutFleet(options.kiosks, options.perAddress, options.legacyShare, window ? options.darkShare : 0), options, runMs, bootMs);
   const zone = zoneForTenOClock();
   log(`starting Postgres 15 (migrated by the Supabase CLI) with ${fleet.length} kiosks, PgBouncer, redis-server and the entry`);
   let registeredVenues = 0;
@@ -95,6 +96,7 @@ async function simulate(options: RunOptions): Promise<number> {
     const tally = new Tally();
     const ledger = new ChangeLedger(2 * pollMs);
     const started = performance.now();
+    const startedAt = Date.now();
     log(`run starts at ${new Date().toISOString().slice(11, 19)} UTC`);
     const now = () => performance.now() - started;
     // CPU per minute of the run, each part apart: the server's, the simulator's, the database's, the machine's.
@@ -127,6 +129,8 @@ async function simulate(options: RunOptions): Promise<number> {
     log(`${fleet.length} kiosks boot over the first ${bootMs / 1000} s, then poll for ${options.minutes} min in all`);
     // Kiosks boot spread over the first poll interval, so their polls are spread over every one after.
     const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * bootMs, context));
+    if (copies.length > 0) log(`${copies.length} keys get a second kiosk on a network of its own, started between ${Math.round(bootMs / 1000)} s and half the run`);
+    const copyRuns = copies.map((copy) => runKiosk(copy.kiosk, copy.bootAt, context));
     let workerStarts = 1;
     const workers = options.workerLife ? workerLives(options.workerLife * 1000) : Promise.resolve();
     /** Supabase's runtime: each worker lives `lifeMs`, then a new one (empty caches, new pool) takes the requests. */
@@ -178,7 +182,7 @@ async function simulate(options: RunOptions): Promise<number> {
       ? injectFaults(production, meters, [pollMs + span / 4, pollMs + span / 2, pollMs + (3 * span) / 4], now, log)
       : Promise.resolve();
 
-    await Promise.all([...kiosks, staff, faults, workers]);
+    await Promise.all([...kiosks, ...copyRuns, staff, faults, workers]);
     await cpuSampled;
     const passRuns = await passes;
     const windowMs = now() - tally.windowStart;
@@ -214,6 +218,8 @@ async function simulate(options: RunOptions): Promise<number> {
         },
       };
     });
+    const seats = { copiedShare: options.copiedShare, churnShare: options.churnShare, ipv6Share: options.ipv6Share,
+      ...await judgeSeats(production.sql, copies, startedAt, log) };
     const perDay = (delta: number) => (delta / fleet.length) * (86_400_000 / windowMs);
     const summary: Summary = {
       kiosks: fleet.length,
@@ -229,7 +235,7 @@ async function simulate(options: RunOptions): Promise<number> {
       byRoute: tally.byRoute,
       byMinute,
       cores: cpus().length,
-      unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed,
+      unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed + seats.falseFlags,
       latencyMs: tally.latencyMs(),
       changes,
       perKioskDay: {
@@ -243,6 +249,7 @@ async function simulate(options: RunOptions): Promise<number> {
       },
       peakConnections: peak,
       alerts,
+      seats,
     };
     log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
     const serverLogs = production.server.logs();

@@ -82,5 +82,17 @@ export const Summary = z.object({
     falseAlerts: z.number().int(),
     emails: z.number().int(),
   }).optional(),
+  /** The seat checks (`--copied-share`, seats.ts): copies found, how soon after the second device started, false flags; absent in older summaries. */
+  seats: z.object({
+    copiedShare: z.number(),
+    churnShare: z.number(),
+    ipv6Share: z.number(),
+    copiedKeys: z.number().int(),
+    found: z.number().int(),
+    missedWithFirstOnIpv6: z.number().int(),
+    detectionSeconds: z.object({ median: z.number(), max: z.number() }),
+    falseFlags: z.number().int(),
+    byRule: z.record(z.string(), z.number().int()),
+  }).optional(),
 });
 export type Summary = z.infer<typeof Summary>;

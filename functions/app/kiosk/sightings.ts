@@ -3,9 +3,10 @@ import type { Database } from "../db/database.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
-import { recordSightings, type Sighting } from "./store.ts";
+import { rateLimitClient } from "../ip-address.ts";
+import { firstSighting, recordSightings, type Sighting } from "./store.ts";
 
-/** A key is written at most this often by one instance; `kiosk_status` says online for 15 minutes. */
+/** A key is written at most this often by one instance; `kiosk_status` says online for the account's offline_alert_after (at least a minute). */
 export const SIGHTING_PER_KEY_MS = 30_000;
 /** Keys held between writes; a fleet larger than this in one interval loses the excess's sightings. */
 export const SIGHTINGS_KEPT = 100_000;
@@ -13,10 +14,11 @@ export const SIGHTINGS_KEPT = 100_000;
 /** What a route tells: a kiosk called with `key`, answered successfully. */
 export interface KioskSightings {
   /**
-   * Notes a call from `ip` (null: unknown), holding schedule `version` when the answer carried one.
-   * A map update: the write happens later, off the request path.
+   * Notes a call from `ip` (null: unknown), holding schedule `version` when the answer carried one,
+   * and the `systemName` it wrote, for a system-name write. A map update: the write happens later,
+   * off the request path.
    */
-  saw(key: string, ip: string | null, version?: string): void;
+  saw(key: string, ip: string | null, version?: string, systemName?: string): void;
 }
 
 /** The writer behind `KioskSightings`: the runtime flushes it at shutdown. */
@@ -42,8 +44,10 @@ export interface SightingsOptions {
  * Coalesces kiosk sightings per instance and writes them off the request path: the first sighting
  * after a write schedules the next one `flushEveryMs` later, which carries every key seen since
  * (the latest call of each), in one statement. A key written less than `perKeyMs` ago waits for a
- * later write. While the database is unavailable the sightings are kept for the next write; a crash
- * loses what was not yet written.
+ * later write. Each key's entry also counts what the seat checks read (its calls, per network: an
+ * IPv4 address or an IPv6 /64, and the system names it wrote); those counts ride on the same write.
+ * While the database is unavailable the sightings are kept for the next write; a crash loses what
+ * was not yet written.
  *
  * @example
  * const sightings = kioskSightings({ db, now: Date.now, log });
@@ -66,7 +70,7 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
   function keep(key: string, sighting: Sighting) {
     const since = pending.get(key);
     if (!since) pending.set(key, sighting);
-    else if (since.version === null) since.version = sighting.version;
+    else merge(sighting, since);
   }
 
   async function write(everything: boolean) {
@@ -120,17 +124,21 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
   }
 
   return {
-    saw(key, ip, version) {
-      const sighting = pending.get(key);
-      if (sighting) {
-        sighting.at = now();
-        sighting.ip = ip;
-        if (version !== undefined) sighting.version = version;
-      } else if (pending.size < capacity) {
-        pending.set(key, { at: now(), ip, version: version ?? null });
-      } else {
-        dropped += 1;
+    saw(key, ip, version, systemName) {
+      let sighting = pending.get(key);
+      if (!sighting) {
+        if (pending.size >= capacity) {
+          dropped += 1;
+          schedule();
+          return;
+        }
+        sighting = firstSighting(now(), ip);
+        pending.set(key, sighting);
       }
+      count(sighting, now(), ip, systemName);
+      sighting.at = now();
+      sighting.ip = ip;
+      if (version !== undefined) sighting.version = version;
       schedule();
     },
     flush: () => enqueue(false),
@@ -141,4 +149,52 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
       settleScheduled?.();
     },
   };
+}
+
+/**
+ * Counts one call into a key's entry: a call back on a network after a call from another network
+ * of the same family is a return (the seat checks' interleaving evidence; a dual-stack kiosk
+ * switching families makes none), and a written name other than the last is a change.
+ */
+function count(sighting: Sighting, at: number, ip: string | null, systemName: string | undefined) {
+  sighting.calls += 1;
+  if (ip !== null) {
+    const network = rateLimitClient(ip, 64);
+    const family = network.includes(":") ? "v6" : "v4";
+    const calls = sighting.networks.get(network);
+    if (calls) {
+      const previous = sighting.lastNetworkOf[family];
+      if (previous !== null && previous !== network) calls.returns += 1;
+      calls.last = at;
+      calls.calls += 1;
+    } else {
+      sighting.networks.set(network, { first: at, last: at, calls: 1, returns: 0 });
+    }
+    sighting.lastNetworkOf[family] = network;
+  }
+  if (systemName !== undefined) {
+    if (sighting.lastName !== null && sighting.lastName !== systemName) sighting.nameChanges += 1;
+    sighting.firstName ??= systemName;
+    sighting.lastName = systemName;
+  }
+}
+
+/** Folds an entry a failed write carried (`older`) into the entry seen since (`newer`). */
+function merge(older: Sighting, newer: Sighting) {
+  if (newer.version === null) newer.version = older.version;
+  newer.calls += older.calls;
+  if (older.lastName !== null && newer.firstName !== null && older.lastName !== newer.firstName) newer.nameChanges += 1;
+  newer.nameChanges += older.nameChanges;
+  newer.firstName = older.firstName ?? newer.firstName;
+  newer.lastName ??= older.lastName;
+  for (const [network, calls] of older.networks) {
+    const since = newer.networks.get(network);
+    if (!since) newer.networks.set(network, calls);
+    else {
+      since.first = Math.min(since.first, calls.first);
+      since.last = Math.max(since.last, calls.last);
+      since.calls += calls.calls;
+      since.returns += calls.returns;
+    }
+  }
 }

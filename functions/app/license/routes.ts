@@ -120,7 +120,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
         throw error;
       });
       const named = await setSystemName(names, c.req.param().licenseKey, body);
-      seen(c, c.req.param().licenseKey);
+      seen(c, c.req.param().licenseKey, undefined, named.systemName);
       return json(named);
     },
   );
