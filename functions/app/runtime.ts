@@ -87,7 +87,9 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     database = `pglite (${config.DATA_DIR})`;
   }
   if (!onSupabase) {
-    const report = await migrate(db, { seed: true });
+    // Migrations run on a session of their own: they hold a lock other processes wait for (migrate.ts).
+    const session = config.DATABASE_URL ? openPostgres(config.DATABASE_URL, { max: 1, deadlineMs }) : db;
+    const report = await migrate(session, { seed: true }).finally(() => session === db ? undefined : session.close());
     log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
   }
   // Staff reach the embedded database with psql once it is migrated, as they would on Supabase.

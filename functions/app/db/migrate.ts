@@ -27,14 +27,34 @@ function literal(value: string): string {
 }
 
 /**
+ * Held for a whole migration run, so processes that start together (the workers of
+ * `npm run start:workers`, or two machines) migrate one after another: run at once, two re-created
+ * the same function and one failed with "tuple concurrently updated", and each would apply what the
+ * other was applying. A session lock, so `db` must be one session (one connection).
+ */
+const MIGRATION_LOCK = "select pg_advisory_lock(pg_catalog.hashtext('cadence.migrate'))";
+const MIGRATION_UNLOCK = "select pg_advisory_unlock(pg_catalog.hashtext('cadence.migrate'))";
+
+/**
  * Brings a database to the current schema: the Supabase shim (for plain Postgres and PGlite), then
  * every migration not yet recorded, each in its own transaction with its ledger row, then the demo
- * seed when the database was new.
+ * seed when the database was new. `db` is one session (PGlite, or a pool of one connection): the
+ * run holds a lock that other processes' runs wait for.
  *
  * @example
  * await migrate(db, { seed: true });
  */
 export async function migrate(db: Database, options: { seed: boolean }): Promise<MigrationReport> {
+  await db.script(MIGRATION_LOCK);
+  try {
+    return await migrateLocked(db, options);
+  } finally {
+    // A session that failed mid-run releases the lock when it closes; its error is the one to report.
+    await db.script(MIGRATION_UNLOCK).catch(() => {});
+  }
+}
+
+async function migrateLocked(db: Database, options: { seed: boolean }): Promise<MigrationReport> {
   await db.script(await readFile(new URL("sql/supabase-shim.sql", root), "utf8"));
   await db.script(ledger);
   const done = new Set(
