@@ -3025,7 +3025,7 @@ CREATE FUNCTION cadence.venue_allowances(p_most integer) RETURNS TABLE(network t
     SET search_path TO ''
     AS $$
   -- One row per network, every account's registrations of it added up; largest allowances first,
-  -- so a table past `p_most` networks drops the smallest (those fall back to the spec's limit,
+  -- so a table past `p_most` networks drops the smallest (those fall back to the contract's limit,
   -- never to less).
   select v.network::text, pg_catalog.sum(v.kiosks)::integer
     from public.venue_addresses as v
@@ -3940,7 +3940,7 @@ END)
 -- Name: TABLE venue_addresses; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TABLE public.venue_addresses IS 'Venue addresses: an IP or CIDR range and the kiosks behind it; the kiosk routes allow it kiosks x the spec''s per-address rate limit. Staff edit in the dashboard; holders through the Data API. Rules in cadence.check_venue_address.';
+COMMENT ON TABLE public.venue_addresses IS 'Venue addresses: an IP or CIDR range and the kiosks behind it; the kiosk routes add kiosks x the contract''s per-address rate limit to what its addresses have alone, never less. Staff edit in the dashboard; holders register one recently seen address through the Data API. Rules in cadence.check_venue_address.';
 
 
 --

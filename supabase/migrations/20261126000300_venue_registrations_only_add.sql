@@ -4,7 +4,7 @@
 -- shared 10 requests a minute with the registrant; the real venue there could not register, as
 -- registrations of different accounts could not overlap.
 --
--- Now (functions/app/venues/venue-limit.ts): an address keeps its own bucket at the spec's limit,
+-- Now (functions/app/venues/venue-limit.ts): an address keeps its own bucket at the contract's limit,
 -- and a registered range adds a bucket its addresses share, drawn on only past their own. So:
 -- - registrations of different accounts may overlap, each adding its own (accounts behind one
 --   shared address each register their kiosks; cadence.venue_allowances adds them up per network).
@@ -16,6 +16,8 @@
 -- migration would refuse now are reported (WARNING) for staff to review.
 
 alter table public.venue_addresses drop constraint venue_addresses_do_not_overlap;
+comment on table public.venue_addresses is
+  'Venue addresses: an IP or CIDR range and the kiosks behind it; the kiosk routes add kiosks x the contract''s per-address rate limit to what its addresses have alone, never less. Staff edit in the dashboard; holders register one recently seen address through the Data API. Rules in cadence.check_venue_address.';
 comment on column public.venue_addresses.network is
   'An IP (203.0.113.7/32) or range (203.0.113.0/28), at most an IPv4 /24 or IPv6 /48; an account holder registers one address (IPv4 /32, IPv6 /64). May overlap other accounts'' registrations: each adds.';
 
@@ -110,7 +112,7 @@ stable
 set search_path = ''
 as $$
   -- One row per network, every account's registrations of it added up; largest allowances first,
-  -- so a table past `p_most` networks drops the smallest (those fall back to the spec's limit,
+  -- so a table past `p_most` networks drops the smallest (those fall back to the contract's limit,
   -- never to less).
   select v.network::text, pg_catalog.sum(v.kiosks)::integer
     from public.venue_addresses as v

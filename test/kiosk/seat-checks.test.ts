@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { DatabaseUnavailable } from "../../functions/app/db/unavailable.ts";
 import { checkSeats } from "../../functions/app/kiosk/seat-checks.ts";
-import { kioskSightings } from "../../functions/app/kiosk/sightings.ts";
+import { kioskSightings, NETWORKS_KEPT_PER_KEY } from "../../functions/app/kiosk/sightings.ts";
 import { memoryLogger } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
@@ -133,6 +133,18 @@ describe("seat checks: a license key used by two kiosks is flagged, from the cal
     expect(statements.filter((text) => !/^select cadence\.record_kiosk_sightings\(/.test(text.trim()))).toEqual([]);
   });
 
+
+  it("a key called from a new address on every request keeps at most NETWORKS_KEPT_PER_KEY networks a write, and counts every call", async () => {
+    const [key] = await newKeys(1);
+    const clock = testClock();
+    const sightings = kioskSightings({ db: database.db, now: clock.now, log: memoryLogger().log, flushEveryMs: 3_600_000, perKeyMs: 0 });
+    for (let i = 0; i < 1_000; i++) sightings.saw(key, `198.51.${100 + (i >> 8)}.${i & 255}`);
+    await sightings.close();
+    const [{ networks }] = await sql`select count(*)::int as networks from public.kiosk_networks where license_key = ${key}`;
+    expect(networks).toBe(NETWORKS_KEPT_PER_KEY);
+    const [seen] = await sql`select calls_this_hour from public.kiosk_sightings where license_key = ${key}`;
+    expect(seen).toEqual({ calls_this_hour: 1_000 });
+  });
 
   it("a write the database missed (unavailable) keeps its evidence for the next, counts and all", async () => {
     const [key] = await newKeys(1);
