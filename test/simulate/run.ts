@@ -84,6 +84,10 @@ async function simulate(options: RunOptions): Promise<number> {
     if (options.registerVenues) registeredVenues = await registerVenues(sql, fleet);
   });
   if (options.registerVenues) log(`registered ${registeredVenues} venue addresses for their kiosks`);
+  // Ended from outside (Ctrl-C, a test past its deadline): stop what it started, then exit, so no
+  // Postgres, PgBouncer, redis-server or entry outlives the run.
+  const ended = () => void production.stop().finally(() => Deno.exit(143));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, ended);
   try {
     const schedules = await fleetSchedules(production.sql);
     const meters = openMeters({
@@ -260,6 +264,7 @@ async function simulate(options: RunOptions): Promise<number> {
     if (options.json) writeFileSync(options.json, text + "\n");
     return summary.unexpected === 0 ? 0 : 1;
   } finally {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(signal, ended);
     await production.stop();
   }
 }

@@ -33,13 +33,17 @@ describe.skipIf(!serversAvailable())("npm run simulate, a smoke run with faults"
   const dir = mkdtempSync(join(tmpdir(), "cadence-simulate-"));
   let exitCode: number;
   let summary: Summary;
+  // Ends the run should the hook give up on it first: the simulator then stops what it started.
+  const abort = new AbortController();
+  let run: Promise<unknown> | undefined;
 
   beforeAll(async () => {
     const file = join(dir, "summary.json");
-    const run = promisify(execFile)(deno, ["run", "-A", "test/simulate/run.ts", ...ARGS, "--json", file], {
+    run = promisify(execFile)(deno, ["run", "-A", "test/simulate/run.ts", ...ARGS, "--json", file], {
       cwd: root,
       env: childEnv(),
       maxBuffer: 16 << 20,
+      signal: abort.signal,
     });
     try {
       await run;
@@ -53,7 +57,11 @@ describe.skipIf(!serversAvailable())("npm run simulate, a smoke run with faults"
     }
     summary = Summary.parse(JSON.parse(readFileSync(file, "utf8")));
   }, 150_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    abort.abort();
+    await run?.catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it("reports nothing unexpected, and exits 0", () => {
     expect(summary.unexpected).toBe(0);
