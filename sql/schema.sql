@@ -2404,22 +2404,22 @@ CREATE FUNCTION cadence.served_schedules(p_keys text[]) RETURNS TABLE(n bigint, 
     AS $$
 begin
   return query
-    select r.n, coalesce(own.id, shared.id),
-           case when coalesce(own.id, shared.id) is null then cadence.schedule_version(cadence.unscheduled_payload()) else p.version end,
-           case when coalesce(own.id, shared.id) is null then cadence.unscheduled_payload() else p.payload end
+    with served as (
+      select k.key, coalesce(own.id, shared.id) as id, p.version, p.payload
+        from public.license_keys as k
+        left join public.schedules as own on own.license_key = k.key
+        left join public.accounts as by_email
+          on pg_catalog.lower(by_email.email) = pg_catalog.lower(case when own.id is null and k.account_id is null then k.email end)
+        left join public.schedules as shared
+          on shared.account_id = case when own.id is null then coalesce(k.account_id, by_email.id) end
+        left join public.schedule_payloads as p on p.schedule_id = coalesce(own.id, shared.id)
+       where k.key = any (p_keys)
+    )
+    select r.n, s.id,
+           case when s.id is null then cadence.schedule_version(cadence.unscheduled_payload()) else s.version end,
+           case when s.id is null then cadence.unscheduled_payload() else s.payload end
       from unnest(p_keys) with ordinality as r(key, n)
-      -- `= any (...)` restricts the table to the batch through its index, whichever join the
-      -- planner picks for a batch it cannot size.
-      join public.license_keys as k on k.key = r.key and k.key = any (p_keys)
-      -- The key's own schedule wins; otherwise its account's (cadence.key_belongs_to). The first
-      -- condition finds the candidate account through indexes; key_belongs_to decides.
-      left join public.schedules as own on own.license_key = k.key
-      left join public.accounts as a
-        on own.id is null
-       and (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email))
-       and cadence.key_belongs_to(k, a)
-      left join public.schedules as shared on shared.account_id = a.id
-      left join public.schedule_payloads as p on p.schedule_id = coalesce(own.id, shared.id);
+      join served as s on s.key = r.key;
 end
 $$;
 
@@ -2428,7 +2428,7 @@ $$;
 -- Name: FUNCTION served_schedules(p_keys text[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known key (position n, 1-based): the schedule it reads (its own, else its account''s, else none) with that schedule''s stored version and payload; the unscheduled payload for none. No row for an unknown key.';
+COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known key (position n, 1-based): the schedule it reads (its own, else its account''s by cadence.key_belongs_to''s rule, else none) with that schedule''s stored version and payload; the unscheduled payload for none. No row for an unknown key.';
 
 
 --

@@ -114,6 +114,34 @@ describe("reads batched while a statement runs", () => {
     expect(await Promise.all(writes)).toEqual(writes.map((_, at) => `answer ${at}`));
   });
 
+  it("asks reads of one batch with the same identity once, each answered with that result", async () => {
+    const statements = manualStatements();
+    const read = batchWhileBusy(statements.run, MAX_BATCH, (input) => String(input % 10));
+    const first = read(1);
+    const waiting = [read(2), read(12), read(3), read(22), read(2)];
+    statements.next().finish();
+    await first;
+    await settle();
+    expect(statements.batches).toEqual([[1], [2, 3]]);
+    statements.next().finish();
+    expect(await Promise.all(waiting)).toEqual(["answer 2", "answer 2", "answer 3", "answer 2", "answer 2"]);
+  });
+
+  it(`counts distinct reads against the ${MAX_BATCH} of a statement: repeats ride along`, async () => {
+    const statements = manualStatements();
+    const read = batchWhileBusy(statements.run, 2, (input) => String(input % 10));
+    const first = read(0);
+    const waiting = [read(1), read(11), read(2), read(21), read(3)];
+    statements.next().finish();
+    await first;
+    await settle();
+    statements.next().finish();
+    await settle();
+    expect(statements.batches).toEqual([[0], [1, 2], [3]]);
+    statements.next().finish();
+    expect(await Promise.all(waiting)).toEqual(["answer 1", "answer 1", "answer 2", "answer 1", "answer 3"]);
+  });
+
   it("puts a batch statement's rows in the order of its reads, null for a read with no row", () => {
     expect(rowsByRead(4, [{ n: "3", key: "c" }, { n: "1", key: "a" }, { n: 2, key: "b" }])).toEqual([
       { key: "a" },

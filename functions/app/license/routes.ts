@@ -35,6 +35,8 @@ export function licenseRoutes(app: App, deps: Deps): void {
   // 4 MiB at most. Its last_validated_at is not written then: it keeps the last validation recorded.
   const validations = kioskRead({
     batch: (inputs: ValidationInput[], options) => validateLicenses(deps.db, inputs, options),
+    // Identical validations (same key and e-mail) are asked once: their answers are the same.
+    identity: ({ key, email }) => `${key}\n${email ?? ""}`,
     lastKnownGood: {
       capacity: 10_000,
       maxBytes: 4 << 20,

@@ -29,8 +29,7 @@ function validation(row: ValidationRow): Validation {
  * Many validations without a system name in one statement (`batchWhileBusy` gathers them), each
  * answered as `validateLicense` answers it: cadence.validate_licenses locks the keys it records in
  * key order, so two batches cannot deadlock, and records a key validated several times in a batch
- * with one write (within one statement `now()` is one instant). Identical validations (same key and
- * e-mail) are sent once, as their answers are the same. Validations that set a system name go in
+ * with one write (within one statement `now()` is one instant). Validations that set a system name go in
  * batches of their own (`validateAndNameLicenses`): they write, through the write lane.
  */
 export async function validateLicenses(
@@ -38,17 +37,12 @@ export async function validateLicenses(
   inputs: ReadonlyArray<Omit<ValidationInput, "systemName">>,
   options?: QueryOptions,
 ) {
-  const pair = (input: Omit<ValidationInput, "systemName">) => `${input.key} ${input.email}`;
-  const unique = [...new Map(inputs.map((input) => [pair(input), input])).values()];
   const rows = await db.query<{ n: string; outcome: Validation["outcome"]; owner_email: string }>(
     "select n, outcome, owner_email from cadence.validate_licenses($1::text[], $2::text[])",
-    [unique.map((input) => input.key), unique.map((input) => input.email)],
+    [inputs.map((input) => input.key), inputs.map((input) => input.email)],
     options,
   );
-  const answers = new Map(
-    rowsByRead(unique.length, rows).map((row, at) => [pair(unique[at]), validation({ ...row!, system_name_status: "unchanged" })]),
-  );
-  return inputs.map((input) => answers.get(pair(input))!);
+  return rowsByRead(inputs.length, rows).map((row) => validation({ ...row!, system_name_status: "unchanged" }));
 }
 
 /**

@@ -43,6 +43,7 @@ export function proclamationRoutes(app: App, deps: Deps): void {
   // e-mail served during a database outage: 10,000 pairs of a few ids each, at most 4 MiB of ids.
   const entitlements = kioskRead({
     batch: (reads: Array<{ key: string; email: string }>, options) => readEntitlements(deps.db, reads, options),
+    identity: ({ key, email }) => `${key}\n${email}`,
     lastKnownGood: {
       capacity: 10_000,
       maxBytes: 4 << 20,

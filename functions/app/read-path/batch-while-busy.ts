@@ -26,6 +26,10 @@ export const MAX_WRITE_BATCH = 64;
  * poll 12k, against 17k for a bare Deno.serve running `select 1` a request: fewer statements in
  * flight make bigger batches.
  *
+ * With `identity`, reads of one batch with the same identity are one input of its statement and
+ * share its result: polls of one key in flight together (a kiosk's retry, a copied key, a client
+ * polling in a loop) cost Postgres one row, not one each.
+ *
  * `run` answers a batch with one result for each input, in order, and gets the `QueryOptions`
  * that make the statement's deadline count from when the batch's oldest read was asked for: a
  * read waiting behind a stuck statement is not held past its own bound. When `run` fails, every
@@ -38,17 +42,34 @@ export const MAX_WRITE_BATCH = 64;
 export function batchWhileBusy<In, Out>(
   run: (inputs: In[], options: QueryOptions) => Promise<Out[]>,
   max = MAX_BATCH,
+  identity?: (input: In) => string,
 ): (input: In) => Promise<Out> {
   let waiting: Array<{ input: In; askedAt: number; resolve: (output: Out) => void; reject: (error: unknown) => void }> = [];
   let running = false;
 
   async function send() {
     running = true;
-    const batch = waiting.slice(0, max);
-    waiting = waiting.slice(batch.length);
+    // The statement's inputs, each distinct one once, and for each waiting read taken its input's position.
+    const inputs: In[] = [];
+    const positions: number[] = [];
+    const seen = new Map<string, number>();
+    let taken = 0;
+    for (; taken < waiting.length; taken++) {
+      const { input } = waiting[taken];
+      const id = identity?.(input);
+      let at = id === undefined ? undefined : seen.get(id);
+      if (at === undefined) {
+        if (inputs.length === max) break;
+        at = inputs.push(input) - 1;
+        if (id !== undefined) seen.set(id, at);
+      }
+      positions.push(at);
+    }
+    const batch = waiting.slice(0, taken);
+    waiting = waiting.slice(taken);
     try {
-      const outputs = await run(batch.map((read) => read.input), { askedAt: batch[0].askedAt });
-      batch.forEach((read, at) => read.resolve(outputs[at]));
+      const outputs = await run(inputs, { askedAt: batch[0].askedAt });
+      batch.forEach((read, at) => read.resolve(outputs[positions[at]]));
     } catch (error) {
       batch.forEach((read) => read.reject(error));
     }

@@ -1,10 +1,12 @@
 import type { QueryOptions } from "../db/database.ts";
-import { batchWhileBusy } from "./batch-while-busy.ts";
+import { batchWhileBusy, MAX_BATCH } from "./batch-while-busy.ts";
 import { type Known, lastKnownGood, type LastKnownGoodOptions } from "./last-known-good.ts";
 
 export interface KioskReadOptions<Ask, Row, Answer> {
   /** One statement for a batch of asks: one row (or null) per ask, in their order. */
   batch: (asks: Ask[], options: QueryOptions) => Promise<Row[]>;
+  /** What makes two asks the same: asks of one batch with the same identity are asked once (`batchWhileBusy`). */
+  identity: (ask: Ask) => string;
   /** How many last known good answers are kept, and which answers are worth keeping. */
   lastKnownGood: LastKnownGoodOptions<Answer> & { keep: (answer: Answer) => boolean };
 }
@@ -17,13 +19,13 @@ export interface KioskReadOptions<Ask, Row, Answer> {
  * read its served versions) between the two.
  *
  * @example
- * const entitlements = kioskRead({ batch: (asks, options) => readEntitlements(db, asks, options), lastKnownGood: { ...bound, keep } });
+ * const entitlements = kioskRead({ batch: (asks, options) => readEntitlements(db, asks, options), identity: ({ key, email }) => `${key}\n${email}`, lastKnownGood: { ...bound, keep } });
  * const { value, age } = await entitlements(`${key}\n${email}`, (read) => read({ key, email }));
  */
 export function kioskRead<Ask, Row, Answer = Row>(
   options: KioskReadOptions<Ask, Row, Answer>,
 ): (memo: string, answer: (read: (ask: Ask) => Promise<Row>) => Promise<Answer>) => Promise<Known<Answer>> {
-  const read = batchWhileBusy(options.batch);
+  const read = batchWhileBusy(options.batch, MAX_BATCH, options.identity);
   const lastGood = lastKnownGood<Answer>(options.lastKnownGood);
   return function kioskReadOf(memo, answer) {
     return lastGood.read(memo, () => answer(read), options.lastKnownGood.keep);

@@ -21,10 +21,12 @@ export function scheduleReads(deps: Pick<Deps, "db" | "now">) {
   const served = servedSchedules();
   const ofKey = kioskRead({
     batch: (reads: Parameters<typeof readSchedulesIfChanged>[1], options) => readSchedulesIfChanged(deps.db, reads, options),
+    identity: ({ key, version }) => `${key}\n${version ?? ""}`,
     lastKnownGood: { ...servedBound(deps.now), keep: (answer: { payload: VersionedPayload | null }) => answer.payload !== null },
   });
   const legacy = kioskRead({
     batch: (reads: Parameters<typeof readLegacySchedulesIfChanged>[1], options) => readLegacySchedulesIfChanged(deps.db, reads, options),
+    identity: ({ key, email, version }) => `${key}\n${email}\n${version ?? ""}`,
     lastKnownGood: {
       ...servedBound(deps.now),
       keep: (answer: { outcome: PairingOutcome | undefined; payload: VersionedPayload | null }) => answer.outcome === "paired" && answer.payload !== null,
