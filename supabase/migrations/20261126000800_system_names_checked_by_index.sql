@@ -4,8 +4,9 @@
 -- had names, read the whole partial index system_name_is_unique_per_account instead, computing
 -- cadence.system_name_form for every named key of every account, for each name asked, twice. With
 -- 20,000 named keys a batch of 4 names took 135 ms and 40,000 buffers (EXPLAIN ANALYZE, measured
--- here); the boot minute of `npm run simulate -- --kiosks 20000` spent most of its 71 database
--- CPU-seconds there. An account with many keys had the same cost within the account alone.
+-- here); in `npm run simulate -- --kiosks 5000 --minutes 2` it was 28.5 s of the run's 32.5 s of
+-- cadence.set_system_names (pg_stat_statements), and the 20,000-kiosk boot minute used 71 database
+-- CPU-seconds. An account with many keys had the same cost within the account alone.
 --
 -- Now an index holds what the check compares: per account group (as the unique index groups keys:
 -- owner link, else stored e-mail) the name in its form, lower-cased. The check looks up the two
