@@ -2510,7 +2510,7 @@ begin
         from unnest(v_pass) as p(n)
         left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
         left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
-    ), judged as (
+    ), judged as materialized (
       select q.n, q.key, q.name, q.account_group,
              case
                -- Deleted since the plain read.
@@ -2518,12 +2518,15 @@ begin
                when q.stored = q.name then 'unchanged'
                when exists (
                  select from public.license_keys as other
-                  where other.key <> q.key
+                  -- Candidates through system_names_in_form_per_account: the named keys linked to
+                  -- the account, or unlinked with its e-mail (or the key's, with no account), whose
+                  -- name in its form is this one; key_belongs_to decides.
+                  where coalesce(other.account_id::text, pg_catalog.lower(other.email))
+                          = any (array[(q.account_row).id::text, pg_catalog.lower(coalesce((q.account_row).email, (q.key_row).email))])
                     -- The stored form of a name written before names were normalised, so it blocks its look-alike.
                     and pg_catalog.lower(cadence.system_name_form(other.system_name)) = pg_catalog.lower(q.name)
-                    -- Candidates through indexes (owner link, or stored e-mail); key_belongs_to decides.
-                    and (other.account_id = (q.account_row).id
-                         or pg_catalog.lower(other.email) = pg_catalog.lower(coalesce((q.account_row).email, (q.key_row).email)))
+                    and other.system_name is not null
+                    and other.key <> q.key
                     and case when (q.account_row).id is null
                              then other.account_id is null and pg_catalog.lower(other.email) = pg_catalog.lower((q.key_row).email)
                              else cadence.key_belongs_to(other, q.account_row)
@@ -4321,6 +4324,20 @@ CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USI
 --
 
 COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (owner link, else stored e-mail), regardless of case.';
+
+
+--
+-- Name: system_names_in_form_per_account; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX system_names_in_form_per_account ON public.license_keys USING btree (COALESCE((account_id)::text, lower(email)), lower(cadence.system_name_form(system_name))) WHERE (system_name IS NOT NULL);
+
+
+--
+-- Name: INDEX system_names_in_form_per_account; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON INDEX public.system_names_in_form_per_account IS 'Named keys by account group (owner link, else stored e-mail) and name in cadence.system_name_form, lower-cased: the candidates cadence.set_system_names checks a name against.';
 
 
 --

@@ -17,15 +17,16 @@ async function withClient(url: string, work: (client: pg.Client) => Promise<unkn
 /**
  * The tests' throwaway Postgres 15, prepared as the test harness prepares its template: the
  * Supabase shim, then our migrations and the demo seed through the real Supabase CLI. The bench
- * and the fleet simulation (test/simulate) each add their own keys.
+ * and the fleet simulation (test/simulate) each add their own keys. `settings` are further server
+ * settings (startPostgresServer).
  *
  * @example
  * const database = await migratedDatabase();
  * // ... database.url ...
  * await database.server.stop();
  */
-export async function migratedDatabase(): Promise<{ url: string; server: PostgresServer }> {
-  const server = await startPostgresServer();
+export async function migratedDatabase(settings: Record<string, string> = {}): Promise<{ url: string; server: PostgresServer }> {
+  const server = await startPostgresServer(settings);
   await pushMigrations(server.url, { seed: true });
   return { url: server.url, server };
 }

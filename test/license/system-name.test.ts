@@ -400,6 +400,25 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
       expect([(await keyRow(keys[0])).system_name, (await keyRow(keys[1])).system_name]).toEqual(["North", "South"]);
     });
 
+    it("checks a name against its account's names through their index, never reading every named key of the fleet", async () => {
+      const { keys } = await newAccount(2);
+      await names([[keys[0], "Desk"]]);
+      // auto_explain (contrib) sends the plan of each statement inside the function as a LOG message.
+      const plans: string[] = [];
+      const client = postgres(database.url, { max: 1, onnotice: (notice) => void plans.push(String(notice.message)) });
+      try {
+        await client.begin(async (tx) => {
+          await tx.unsafe("load 'auto_explain'");
+          // A test table is small enough to read whole; the check must still be able to use the index.
+          await tx.unsafe("set local enable_seqscan = off; set local auto_explain.log_min_duration = 0; set local auto_explain.log_nested_statements = on; set local client_min_messages = log");
+          expect(await tx.unsafe("select outcome from cadence.set_system_names($1::text[], array['desk'])", [[keys[1]]])).toEqual([{ outcome: "taken" }]);
+        });
+      } finally {
+        await client.end();
+      }
+      expect(plans.join("\n")).toMatch(/using system_names_in_form_per_account on license_keys other[^\n]*\n\s*Index Cond: [^\n]*cadence\.system_name_form\(system_name\)/);
+    });
+
     it("answers taken for that key alone when another writer stores the name while the batch waits to write it", async () => {
       const { keys } = await newAccount(3);
       const staff = postgres(database.url, { max: 1, onnotice: () => {} });

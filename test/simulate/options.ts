@@ -25,6 +25,7 @@ export const RunOptions = z.object({
   registerVenues: z.boolean().default(false),
   workerLife: z.coerce.number().min(10, "at least 10 seconds: a new server process takes a few to start").optional(),
   json: z.string().optional(),
+  statements: z.string().optional(),
   darkShare: share.default(0.05),
   /** The fleet accounts' offline_alert_after; the database allows 60 s at least. */
   offlineSeconds: z.coerce.number().int().min(60).max(7 * 86_400).default(900),
@@ -62,6 +63,7 @@ const FLAGS = {
   "timeout-seconds": { type: "string", help: "--timeout-seconds S   a kiosk gives up on an answer after this long (10)" },
   faults: { type: "boolean", help: "--faults              restart the database, pause it 3 s, restart Redis, during the run" },
   json: { type: "string", help: "--json FILE           write the summary there (it is always printed)" },
+  statements: { type: "string", help: "--statements FILE     write the database's 40 costliest statements there (pg_stat_statements), JSON lines" },
   "dark-share": { type: "string", help: "--dark-share S        share of kiosks that go dark (stop calling) and come back during the run (0.05)" },
   "offline-seconds": { type: "string", help: "--offline-seconds N   the fleet accounts' offline alert threshold, at least 60 (900, the default 15 minutes)" },
   "pass-seconds": { type: "string", help: "--pass-seconds S      how often the scheduled run (offline alerts, then outbox delivery) runs (60, as pg_cron)" },

@@ -38,10 +38,10 @@ export interface Production {
  * migrated with the Supabase CLI (then `prepare(sql)` adds data, before anything else connects),
  * PgBouncer in transaction mode in front of it as `SUPABASE_DB_URL`, rate limits in a real
  * redis-server (`REDIS_URL`), the client IP from `cf-connecting-ip` as Supabase's gateway sends
- * it, and the real entry under Deno as `npm start` runs it.
+ * it, and the real entry under Deno as `npm start` runs it. `settings` are further Postgres settings.
  */
-export async function startProduction(prepare: (sql: postgres.Sql) => Promise<void>): Promise<Production> {
-  const { url, server: database } = await migratedDatabase();
+export async function startProduction(prepare: (sql: postgres.Sql) => Promise<void>, settings: Record<string, string> = {}): Promise<Production> {
+  const { url, server: database } = await migratedDatabase(settings);
   const stops: Array<() => Promise<unknown>> = [() => database.stop()];
   const stop = async () => {
     for (const step of stops.reverse()) await step();

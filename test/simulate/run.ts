@@ -16,6 +16,7 @@ import { runKiosk } from "./kiosk.ts";
 import { meters as openMeters, type Reading } from "./meters.ts";
 import { startProduction } from "./production.ts";
 import { judgeSeats, planSeats } from "./seats.ts";
+import { countStatementsFromHere, STATEMENT_SETTINGS, writeCostliestStatements } from "./statements.ts";
 import { fleetSchedules, staffAtWork } from "./staff.ts";
 import { type Minute, Summary } from "./summary.ts";
 import { Tally } from "./tally.ts";
@@ -82,7 +83,8 @@ async function simulate(options: RunOptions): Promise<number> {
     await insertFleet(sql, fleet);
     await prepareAlerts(sql, zone, options.offlineSeconds);
     if (options.registerVenues) registeredVenues = await registerVenues(sql, fleet);
-  });
+    if (options.statements) await countStatementsFromHere(sql);
+  }, options.statements ? STATEMENT_SETTINGS : {});
   if (options.registerVenues) log(`registered ${registeredVenues} venue addresses for their kiosks`);
   // Ended from outside (Ctrl-C, a test past its deadline): stop what it started, then exit, so no
   // Postgres, PgBouncer, redis-server or entry outlives the run.
@@ -262,6 +264,7 @@ async function simulate(options: RunOptions): Promise<number> {
     const text = JSON.stringify(Summary.parse(summary), null, 2);
     console.log(text);
     if (options.json) writeFileSync(options.json, text + "\n");
+    if (options.statements) await writeCostliestStatements(production.sql, options.statements);
     return summary.unexpected === 0 ? 0 : 1;
   } finally {
     for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(signal, ended);
