@@ -4,7 +4,7 @@ import type { Database } from "../../functions/app/db/database.ts";
 import { DatabaseUnavailable } from "../../functions/app/db/unavailable.ts";
 import { checkSeats } from "../../functions/app/kiosk/seat-checks.ts";
 import { kioskSightings, NETWORKS_KEPT_PER_KEY } from "../../functions/app/kiosk/sightings.ts";
-import { memoryLogger } from "../support/app.ts";
+import { memoryLogger, testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 
@@ -140,6 +140,33 @@ describe("seat checks: a license key used by two kiosks is flagged, from the cal
     ]);
     await play(calls);
     expect(await rulesOf(key)).toEqual(["system_name_flips"]);
+  });
+
+  it("adds no database write to a kiosk request: a copied key's calls through the API send the routes' statements, and the evidence goes in the sightings write", async () => {
+    const [key] = await newKeys(1);
+    const clock = testClock();
+    const onRequests: string[] = [];
+    const byWriter: string[] = [];
+    let sink = onRequests;
+    const db: Database = { ...database.db, query: (text, params, options) => (sink.push(text), database.db.query(text, params, options)) };
+    const sightings = kioskSightings({ db, now: clock.now, log: memoryLogger().log, flushEveryMs: 3_600_000, perKeyMs: 0 });
+    const { request } = testApp(db, { now: clock.now, sightings });
+    for (const [i, ip] of ["198.51.100.121", "2001:db8:12:1::5", "203.0.113.121", "198.51.100.121"].entries()) {
+      const init = { headers: { "content-type": "application/json", "x-forwarded-for": ip } };
+      expect((await request("/api/v2/license", { ...init, method: "POST", body: JSON.stringify({ license_key: key, email_address: "demo@example.com" }) })).status).toBe(200);
+      expect((await request(`/api/v2/licenses/${key}/system-name`, { ...init, method: "PUT", body: JSON.stringify({ systemName: `Lobby ${i % 2}` }) })).status).toBe(200);
+      expect((await request(`/api/v2/licenses/${key}/schedule`, init)).status).toBe(200);
+      clock.advance(30_000);
+    }
+    sink = byWriter;
+    await sightings.close();
+    expect(onRequests.length).toBeGreaterThan(0);
+    expect(onRequests.filter((text) => /kiosk_networks|kiosk_sightings|seat_|record_kiosk_sightings/.test(text))).toEqual([]);
+    expect(byWriter.map((text) => text.trim().slice(0, 40))).toEqual(["select cadence.record_kiosk_sightings($1"]);
+    const [seen] = await sql`select calls_this_hour, system_name_changes from public.kiosk_sightings where license_key = ${key}`;
+    expect(seen).toEqual({ calls_this_hour: 12, system_name_changes: 3 });
+    expect(await sql`select network::text from public.kiosk_networks where license_key = ${key} order by network`)
+      .toEqual([{ network: "198.51.100.121/32" }, { network: "2001:db8:12:1::/64" }, { network: "203.0.113.121/32" }]);
   });
 
   it("the evidence rides on the sightings writes: every statement the writer sends is one record_kiosk_sightings", async () => {
