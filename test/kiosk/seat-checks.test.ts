@@ -132,6 +132,12 @@ describe("seat checks: a license key used by two kiosks is flagged, from the cal
     expect(await rulesOf(key)).toEqual(["poll_rate"]);
   });
 
+  it("poll_rate sees two kiosks' calls whatever their families: a copy across families is flagged by it too, once the first hour of its calls is complete", async () => {
+    const [key] = await newKeys(1);
+    await play([...polls(key, (i) => `2001:db8:a:a::${(i + 1).toString(16)}`, 0, 62 * MINUTE), ...polls(key, () => "203.0.113.130", 30_000, 62 * MINUTE)]);
+    expect(await rulesOf(key)).toEqual(["interleaved_families", "poll_rate"]);
+  });
+
   it("system_name_flips: two kiosks writing their own names at each start are flagged", async () => {
     const [key] = await newKeys(1);
     const calls = [0, 1, 2].flatMap((hour) => [
