@@ -18,7 +18,8 @@
 -- per family, return at every poll of either (each network's calls are one poll apart, the other's
 -- call between): about 2 a minute, so 20 are reached about 10 minutes after the second device starts.
 -- A kiosk polling every 10 s alternating families makes its returns 20 s apart (none); one polling
--- every 30-45 s alternating families returns at every poll, as poll_rate would flag it at 40 s.
+-- every 30-45 s and alternating families at every call returns at every poll and is flagged (as
+-- poll_rate flags any kiosk polling more often than every 40 s).
 --
 -- Comparing families with returns_to_flag (3), as interleaved_networks does, would flag a dual-stack
 -- kiosk restarted twice; poll_rate alone (it does see both kiosks' calls, 120 an hour) waits for a
