@@ -1843,7 +1843,9 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
   -- A network's call is a return when another network of the same family (IPv4, IPv6) called with
   -- the key between it and this network's previous call, and that previous call is within
   -- interleave_window: what the instance counted in memory, plus the return across writes (the
-  -- stored previous call, and another network's calls stored or in this write).
+  -- stored previous call, and another network's calls stored or in this write). A return across
+  -- families is counted apart, across writes only, and only when this network's previous call is at
+  -- least half of interleave_window before (20261126000700_seat_checks_across_families.sql says why).
   --
   -- Only keys seen from more than one network have rows: a key seen from the network of its stored
   -- latest call, with no row yet, writes none (an honest kiosk costs a look-up). A key seen from
@@ -1870,26 +1872,37 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
     select t.key, t.prior_network, t.prior_at, t.prior_at, greatest(t.prior_calls, 1), 0
       from keyed as t
      where not t.tracked and t.prior_network <> all (t.networks)
+  ),
+  -- Per written network: whether another network of the same family, and whether one of the other
+  -- family, called since this network's stored previous call (x) and before this write's first call.
+  between_calls as (
+    select b.key, b.network, b.first_at, b.last_at, b.calls, b.returns,
+           b.first_at - x.last_seen_at as gap,
+           (select pg_catalog.bool_or(pg_catalog.family(o.network) = pg_catalog.family(b.network))
+              from (select y.network from public.kiosk_networks as y
+                     where y.license_key = b.key and y.network <> b.network
+                       and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at
+                    union all
+                    select o.network from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
+                     where o.network <> b.network and o.last_at > x.last_seen_at and o.first_at < b.first_at) as o) as same_family,
+           (select pg_catalog.bool_or(pg_catalog.family(o.network) <> pg_catalog.family(b.network))
+              from (select y.network from public.kiosk_networks as y
+                     where y.license_key = b.key
+                       and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at
+                    union all
+                    select o.network from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
+                     where o.last_at > x.last_seen_at and o.first_at < b.first_at) as o) as other_family
+      from written as b
+      join keyed as t on t.key = b.key
+      left join public.kiosk_networks as x on x.license_key = b.key and x.network = b.network
   )
   insert into public.kiosk_networks as n (
-    license_key, network, first_seen_at, last_seen_at, calls, returns_hour_started_at, returns_this_hour)
+    license_key, network, first_seen_at, last_seen_at, calls, returns_hour_started_at, returns_this_hour, family_returns_this_hour)
   select b.key, b.network, b.first_at, b.last_at, b.calls, b.last_at,
-         b.returns + case when x.last_seen_at is not null
-                           and b.first_at > x.last_seen_at
-                           and b.first_at - x.last_seen_at <= w.interleave_window
-                           and (exists (select from public.kiosk_networks as y
-                                         where y.license_key = b.key and y.network <> b.network
-                                           and pg_catalog.family(y.network) = pg_catalog.family(b.network)
-                                           and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at)
-                                or exists (select from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
-                                            where o.network <> b.network
-                                              and pg_catalog.family(o.network) = pg_catalog.family(b.network)
-                                              and o.last_at > x.last_seen_at and o.first_at < b.first_at))
-                          then 1 else 0 end
-  from written as b
-  join keyed as t on t.key = b.key
+         b.returns + case when b.gap > interval '0' and b.gap <= w.interleave_window and b.same_family then 1 else 0 end,
+         case when b.gap >= w.interleave_window / 2 and b.gap <= w.interleave_window and b.other_family then 1 else 0 end
+  from between_calls as b
   cross join public.seat_watch as w
-  left join public.kiosk_networks as x on x.license_key = b.key and x.network = b.network
   where exists (select from public.license_keys as k where k.key = b.key)
   order by b.key, b.network
   on conflict (license_key, network) do update set
@@ -1902,7 +1915,12 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
                              when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.returns_this_hour
                              else n.returns_last_hour end,
     returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                             then excluded.returns_this_hour else n.returns_this_hour + excluded.returns_this_hour end;
+                             then excluded.returns_this_hour else n.returns_this_hour + excluded.returns_this_hour end,
+    family_returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
+                                    when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.family_returns_this_hour
+                                    else n.family_returns_last_hour end,
+    family_returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
+                                    then excluded.family_returns_this_hour else n.family_returns_this_hour + excluded.family_returns_this_hour end;
 
   -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
   -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
@@ -2311,11 +2329,20 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
      where n.license_key = single.license_key
   ),
   found as (
-    select n.license_key, 'interleaved_networks' as rule
-      from public.kiosk_networks as n cross join public.seat_watch as w
-     where n.returns_this_hour + n.returns_last_hour > 0 and n.last_seen_at > p_now - interval '2 hours'
-     group by n.license_key, w.returns_to_flag
-    having sum(n.returns_this_hour + n.returns_last_hour) >= w.returns_to_flag
+    -- Both interleaving rules in one read of the networks with returns (a partial index).
+    select n.license_key, r.rule
+      from (select n.license_key, w.returns_to_flag, w.family_returns_to_flag,
+                   sum(n.returns_this_hour + n.returns_last_hour) as returns,
+                   sum(n.family_returns_this_hour + n.family_returns_last_hour) as family_returns
+              from public.kiosk_networks as n cross join public.seat_watch as w
+             where n.returns_this_hour + n.returns_last_hour + n.family_returns_this_hour + n.family_returns_last_hour > 0
+               and n.last_seen_at > p_now - interval '2 hours'
+             group by n.license_key, w.returns_to_flag, w.family_returns_to_flag) as n
+     cross join lateral unnest(array[
+       case when n.returns >= n.returns_to_flag then 'interleaved_networks' end,
+       case when n.family_returns >= n.family_returns_to_flag then 'interleaved_families' end
+     ]) as r(rule)
+     where r.rule is not null
     union all
     -- Both per-key rules in one scan of the sightings, the few keys over a threshold first.
     select s.license_key, r.rule
@@ -2350,7 +2377,7 @@ $$;
 -- Name: FUNCTION seat_check_pass(p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: deletes network evidence older than a day, then records (public.seat_suspicions) every key a rule flags now; returns how many. The rules are in the migration that made it.';
+COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: deletes network evidence older than a day, then records (public.seat_suspicions) every key a rule flags now; returns how many. The rules are in 20261126000600_seat_checks.sql and, interleaved_families, 20261126000700_seat_checks_across_families.sql.';
 
 
 --
@@ -3195,6 +3222,8 @@ CREATE TABLE public.kiosk_networks (
     returns_hour_started_at timestamp with time zone NOT NULL,
     returns_this_hour integer DEFAULT 0 NOT NULL,
     returns_last_hour integer DEFAULT 0 NOT NULL,
+    family_returns_this_hour integer DEFAULT 0 NOT NULL,
+    family_returns_last_hour integer DEFAULT 0 NOT NULL,
     CONSTRAINT kiosk_network_calls_are_counted CHECK ((calls > 0))
 )
 WITH (fillfactor='70');
@@ -3219,6 +3248,20 @@ COMMENT ON COLUMN public.kiosk_networks.returns_this_hour IS 'Calls back on this
 --
 
 COMMENT ON COLUMN public.kiosk_networks.returns_last_hour IS 'The same in the hour before.';
+
+
+--
+-- Name: COLUMN kiosk_networks.family_returns_this_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_networks.family_returns_this_hour IS 'Calls back on this network after a call from the other address family, between half of interleave_window and interleave_window after its own previous call, since returns_hour_started_at (interleaved_families).';
+
+
+--
+-- Name: COLUMN kiosk_networks.family_returns_last_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_networks.family_returns_last_hour IS 'The same in the hour before.';
 
 
 --
@@ -3377,7 +3420,7 @@ CREATE TABLE public.seat_suspicions (
     first_flagged_at timestamp with time zone NOT NULL,
     last_flagged_at timestamp with time zone NOT NULL,
     flags integer DEFAULT 1 NOT NULL,
-    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'poll_rate'::text, 'system_name_flips'::text]) AND (cardinality(rules) > 0)))
+    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text]) AND (cardinality(rules) > 0)))
 );
 
 
@@ -3794,7 +3837,9 @@ CREATE TABLE public.seat_watch (
     calls_per_hour_limit integer DEFAULT 90 NOT NULL,
     name_changes_to_flag integer DEFAULT 3 NOT NULL,
     last_digest_at timestamp with time zone,
+    family_returns_to_flag integer DEFAULT 20 NOT NULL,
     CONSTRAINT calls_per_hour_limit_is_positive CHECK ((calls_per_hour_limit > 0)),
+    CONSTRAINT family_returns_to_flag_is_at_least_returns_to_flag CHECK ((family_returns_to_flag >= returns_to_flag)),
     CONSTRAINT interleave_window_is_between_10_seconds_and_an_hour CHECK (((interleave_window >= '00:00:10'::interval) AND (interleave_window <= '01:00:00'::interval))),
     CONSTRAINT name_changes_to_flag_is_at_least_2 CHECK ((name_changes_to_flag >= 2)),
     CONSTRAINT returns_to_flag_is_at_least_2 CHECK ((returns_to_flag >= 2)),
@@ -3846,6 +3891,13 @@ COMMENT ON COLUMN public.seat_watch.name_changes_to_flag IS 'Changes of the writ
 
 
 --
+-- Name: COLUMN seat_watch.family_returns_to_flag; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.family_returns_to_flag IS 'Returns across address families in the current and previous hour that flag interleaved_families: above the two per start a dual-stack kiosk can make (ten restarts in two hours).';
+
+
+--
 -- Name: suspected_copies; Type: VIEW; Schema: public; Owner: -
 --
 
@@ -3863,7 +3915,7 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
     s.calls_last_hour,
     s.calls_this_hour,
     s.system_name_changes,
-    ( SELECT jsonb_agg(jsonb_build_object('network', n.network, 'firstSeenAt', n.first_seen_at, 'lastSeenAt', n.last_seen_at, 'calls', n.calls, 'returns', (n.returns_this_hour + n.returns_last_hour)) ORDER BY n.last_seen_at DESC) AS jsonb_agg
+    ( SELECT jsonb_agg(jsonb_build_object('network', n.network, 'firstSeenAt', n.first_seen_at, 'lastSeenAt', n.last_seen_at, 'calls', n.calls, 'returns', (n.returns_this_hour + n.returns_last_hour), 'returnsAcrossFamilies', (n.family_returns_this_hour + n.family_returns_last_hour)) ORDER BY n.last_seen_at DESC) AS jsonb_agg
            FROM public.kiosk_networks n
           WHERE (n.license_key = q.license_key)) AS networks
    FROM ((public.seat_suspicions q
@@ -3876,7 +3928,7 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
 -- Name: VIEW suspected_copies; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: each network (IPv4 address, IPv6 /64) with its first and last call, calls and returns; calls per hour; system-name changes. A suspicion refuses nobody.';
+COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: each network (IPv4 address, IPv6 /64) with its first and last call, calls, returns and returns across address families; calls per hour; system-name changes. A suspicion refuses nobody.';
 
 
 --
@@ -4239,7 +4291,7 @@ CREATE INDEX email_outbox_due_idx ON public.email_outbox USING btree (next_attem
 -- Name: kiosk_networks_returning_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX kiosk_networks_returning_idx ON public.kiosk_networks USING btree (license_key) WHERE ((returns_this_hour + returns_last_hour) > 0);
+CREATE INDEX kiosk_networks_returning_idx ON public.kiosk_networks USING btree (license_key) WHERE ((((returns_this_hour + returns_last_hour) + family_returns_this_hour) + family_returns_last_hour) > 0);
 
 
 --

@@ -92,12 +92,13 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   "public.seat_watch": {
     columns: {
       id: "", digest_to: "", interleave_window: "", returns_to_flag: "", calls_per_hour_limit: "", name_changes_to_flag: "", last_digest_at: "",
+      family_returns_to_flag: "",
     },
   },
   "public.kiosk_networks": {
     columns: {
       license_key: "", network: "", first_seen_at: "", last_seen_at: "", calls: "", returns_hour_started_at: "", returns_this_hour: "",
-      returns_last_hour: "",
+      returns_last_hour: "", family_returns_this_hour: "", family_returns_last_hour: "",
     },
   },
   "public.seat_suspicions": {

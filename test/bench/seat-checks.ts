@@ -1,12 +1,17 @@
 /// <reference lib="deno.ns" />
-// `npm run bench -- --seats [--keys=100000] [--rounds=7]`: what the seat checks cost at fleet size.
-// On a fresh throwaway Postgres 15 with that many keys, each already sighted once: the sightings
-// write of a batch of keys as it was before the seat checks (the old statement, restored in the
-// bench's database only) beside the write carrying the evidence, alternately, each round a minute
-// later; then the seat-check pass every minute would run. Prints medians and the cost per day, at a
-// kiosk polling every 60 s (each key written once a minute: 1,440 writes a day).
+// `npm run bench -- --seats [--keys=100000] [--rounds=9] [--copied=0.01]`: what the seat checks cost
+// at fleet size. On a fresh throwaway Postgres 15 with that many keys, each already sighted twice (a
+// share of them copied: their second sighting from another network, half of those from an IPv6 /64,
+// so they carry evidence rows): the sightings write of a batch of keys as it was before the seat
+// checks (the old statement, restored in the bench's database only) beside the write carrying the
+// evidence, alternately, each round a minute later, the copied keys switching network every round;
+// then the seat-check pass every minute would run. Each statement's cost is taken twice: its wall
+// time and the CPU time of the database backend that ran it (/proc/<pid>/stat: on a shared machine
+// the CPU time moves less than the wall time). Prints medians and the cost per day, at a kiosk
+// polling every 60 s (each key written once a minute: 1,440 writes a day).
 import { readFileSync } from "node:fs";
 import pg from "pg";
+import { cpuSeconds } from "./cpu.ts";
 import { migratedDatabase } from "./database.ts";
 
 /** Keys per write: what one instance flushes in 5 s when 100,000 keys poll once a minute. */
@@ -26,15 +31,22 @@ const seatKey = (n: number) => {
   return `SEAT-${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8)}`;
 };
 const ipOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+/** A copied key's other network: an IPv4 address for half of them, an IPv6 /64 for the other half. */
+const otherIpOf = (n: number) => (n % 2 ? `12.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` : `fd00:0:${(n >> 16).toString(16)}:${(n & 0xffff).toString(16)}::1`);
+const networkOf = (ip: string) => (ip.includes(":") ? `${ip.slice(0, ip.lastIndexOf("::"))}::/64` : `${ip}/32`);
 const median = (values: number[]) => values.toSorted((a, b) => a - b)[values.length >> 1];
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 export async function measureSeatChecks(args: string[]): Promise<void> {
   const keys = Number(args.find((arg) => arg.startsWith("--keys="))?.slice(7) ?? 100_000);
-  const rounds = Number(args.find((arg) => arg.startsWith("--rounds="))?.slice(9) ?? 7);
+  const rounds = Number(args.find((arg) => arg.startsWith("--rounds="))?.slice(9) ?? 9);
+  const copiedShare = Number(args.find((arg) => arg.startsWith("--copied="))?.slice(9) ?? 0.01);
+  const copied = (n: number) => Math.floor((n + 1) * copiedShare) > Math.floor(n * copiedShare);
   const database = await migratedDatabase();
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
+    const [{ pid }] = (await client.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
     const all = Array.from({ length: keys }, (_, n) => seatKey(n));
     await client.query(
       `insert into public.license_keys (key, account_id, email)
@@ -44,9 +56,11 @@ export async function measureSeatChecks(args: string[]): Promise<void> {
     await client.query(oldWrite());
     const start = Date.now() - 10 * MINUTE;
     const at = (round: number) => new Date(start + round * MINUTE).toISOString();
+    // Round r's address of key n: its own, or for a copied key its other network every other round.
+    const ipAt = (n: number, round: number) => (copied(n) && round % 2 ? otherIpOf(n) : ipOf(n));
     const write = (fn: "new" | "old", from: number, count: number, round: number) => {
       const batch = all.slice(from, from + count);
-      const ips = batch.map((_, i) => ipOf(from + i));
+      const ips = batch.map((_, i) => ipAt(from + i, round));
       const times = batch.map(() => at(round));
       if (fn === "old") {
         return client.query("select public.bench_old_record_kiosk_sightings($1::text[], $2::timestamptz[], $3::inet[], $4::text[])", [batch, times, ips, batch.map(() => null)]);
@@ -55,48 +69,64 @@ export async function measureSeatChecks(args: string[]): Promise<void> {
         `select cadence.record_kiosk_sightings($1::text[], $2::timestamptz[], $3::inet[], $4::text[], $5::integer[], $6::text[], $7::text[],
            $8::integer[], $9::text[], $10::cidr[], $11::timestamptz[], $12::timestamptz[], $13::integer[], $14::integer[])`,
         [batch, times, ips, batch.map(() => null), batch.map(() => 1), batch.map(() => null), batch.map(() => null), batch.map(() => 0),
-          batch, ips, times, times, batch.map(() => 1), batch.map(() => 0)],
+          batch, ips.map(networkOf), times, times, batch.map(() => 1), batch.map(() => 0)],
       );
     };
-    // Every key sighted once, with its network, as a fleet that has run for a while.
-    for (let from = 0; from < keys; from += BATCH) await write("new", from, BATCH, 0);
+    /** Runs `work`, returning its wall time and the backend's CPU time, in ms. */
+    const timed = async (work: () => Promise<unknown>) => {
+      const cpu = cpuSeconds(pid);
+      const began = performance.now();
+      await work();
+      return { wallMs: performance.now() - began, cpuMs: (cpuSeconds(pid) - cpu) * 1000 };
+    };
+    // Every key sighted twice, a minute apart, as a fleet that has run for a while: the copied keys'
+    // second sighting from their other network starts their evidence rows.
+    for (const round of [0, 1]) for (let from = 0; from < keys; from += BATCH) await write("new", from, BATCH, round);
     await client.query("analyze public.license_keys, public.kiosk_sightings, public.kiosk_networks");
-    const old: number[] = [];
-    const withEvidence: number[] = [];
-    for (let round = 1; round <= rounds; round++) {
+    const old: { wallMs: number; cpuMs: number }[] = [];
+    const withEvidence: { wallMs: number; cpuMs: number }[] = [];
+    for (let round = 2; round < rounds + 2; round++) {
       const from = (round * BATCH) % Math.max(1, keys - BATCH);
       for (const fn of round % 2 ? (["old", "new"] as const) : (["new", "old"] as const)) {
-        const began = performance.now();
-        await write(fn, from, BATCH, round);
-        (fn === "old" ? old : withEvidence).push(performance.now() - began);
+        (fn === "old" ? old : withEvidence).push(await timed(() => write(fn, from, BATCH, round)));
       }
     }
-    const passes: number[] = [];
+    const passes: { wallMs: number; cpuMs: number }[] = [];
     for (let round = 0; round < rounds; round++) {
-      const began = performance.now();
-      await client.query("select cadence.seat_check_pass($1::timestamptz)", [at(rounds + 1)]);
-      passes.push(performance.now() - began);
+      passes.push(await timed(() => client.query("select cadence.seat_check_pass($1::timestamptz)", [at(rounds + 2 + round)])));
     }
-    const [size] = (await client.query<{ networks: string; sightings: string }>(
+    const [size] = (await client.query<{ networks: string; sightings: string; tracked: number }>(
       `select pg_size_pretty(pg_total_relation_size('public.kiosk_networks')) as networks,
-              pg_size_pretty(pg_total_relation_size('public.kiosk_sightings')) as sightings`,
+              pg_size_pretty(pg_total_relation_size('public.kiosk_sightings')) as sightings,
+              (select count(distinct license_key)::int from public.kiosk_networks) as tracked`,
     )).rows;
-    const extraPerKeyMs = (median(withEvidence) - median(old)) / BATCH;
     const writesPerDay = keys * 1_440;
+    /** Seconds a day of `runs` (each a batch of keys), at every key written once a minute. */
+    const perDay = (runs: { wallMs: number; cpuMs: number }[], field: "wallMs" | "cpuMs") =>
+      Math.round((sum(runs.map((run) => run[field])) / (runs.length * BATCH)) * writesPerDay / 1000);
     console.log(JSON.stringify({
       keys,
+      copiedKeys: all.filter((_, n) => copied(n)).length,
+      keysWithEvidenceRows: size.tracked,
       batch: BATCH,
       rounds,
-      writeOldMs: Math.round(median(old)),
-      writeWithEvidenceMs: Math.round(median(withEvidence)),
-      extraMsPerKeyWrite: Number(extraPerKeyMs.toFixed(4)),
-      passMs: Math.round(median(passes)),
-      perDay: {
-        writeSecondsBefore: Math.round((median(old) / BATCH) * writesPerDay / 1000),
-        writeSecondsWithEvidence: Math.round((median(withEvidence) / BATCH) * writesPerDay / 1000),
-        passSeconds: Math.round(median(passes) * 1_440 / 1000),
+      writeMs: {
+        before: { wall: Math.round(median(old.map((run) => run.wallMs))), cpu: Math.round(median(old.map((run) => run.cpuMs))) },
+        withEvidence: { wall: Math.round(median(withEvidence.map((run) => run.wallMs))), cpu: Math.round(median(withEvidence.map((run) => run.cpuMs))) },
       },
-      tableSize: size,
+      passMs: { wall: Math.round(median(passes.map((run) => run.wallMs))), cpu: Math.round(median(passes.map((run) => run.cpuMs))) },
+      databaseCpuSecondsPerDay: {
+        sightingsBefore: perDay(old, "cpuMs"),
+        sightingsWithEvidence: perDay(withEvidence, "cpuMs"),
+        evidence: perDay(withEvidence, "cpuMs") - perDay(old, "cpuMs"),
+        pass: Math.round(sum(passes.map((run) => run.cpuMs)) / passes.length * 1_440 / 1000),
+      },
+      wallSecondsPerDay: {
+        sightingsBefore: perDay(old, "wallMs"),
+        sightingsWithEvidence: perDay(withEvidence, "wallMs"),
+        pass: Math.round(median(passes.map((run) => run.wallMs)) * 1_440 / 1000),
+      },
+      tableSize: { networks: size.networks, sightings: size.sightings },
     }, null, 2));
   } finally {
     await client.end();

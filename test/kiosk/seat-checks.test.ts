@@ -4,7 +4,7 @@ import type { Database } from "../../functions/app/db/database.ts";
 import { DatabaseUnavailable } from "../../functions/app/db/unavailable.ts";
 import { checkSeats } from "../../functions/app/kiosk/seat-checks.ts";
 import { kioskSightings, NETWORKS_KEPT_PER_KEY } from "../../functions/app/kiosk/sightings.ts";
-import { memoryLogger } from "../support/app.ts";
+import { memoryLogger, testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 
@@ -110,10 +110,32 @@ describe("seat checks: a license key used by two kiosks is flagged, from the cal
     expect(await rulesOf(key)).toEqual(["interleaved_networks"]);
   });
 
+  it("interleaved_families: a kiosk on IPv6 and a copy on IPv4 are flagged within 15 minutes of the second device, without waiting for poll_rate's hour", async () => {
+    const [key] = await newKeys(1);
+    const second = 3 * MINUTE + 20_000;
+    const { start } = await play([
+      ...polls(key, (i) => `2001:db8:9:9:${((i * 7919) % 0x10000).toString(16)}::${i.toString(16)}`, 0, 20 * MINUTE),
+      ...polls(key, () => "203.0.113.120", second, 20 * MINUTE),
+    ]);
+    expect(await rulesOf(key)).toEqual(["interleaved_families"]);
+    const [flagged] = await sql`select (extract(epoch from first_flagged_at) * 1000)::float8 as ms from public.seat_suspicions where license_key = ${key}`;
+    expect(flagged.ms - (start + second)).toBeLessThanOrEqual(15 * MINUTE);
+    const [copy] = await sql`select networks from public.suspected_copies where license_key = ${key}`;
+    expect(copy.networks.map((n: { network: string; returns: number }) => [n.network, n.returns]).sort())
+      .toEqual([["2001:db8:9:9::/64", 0], ["203.0.113.120/32", 0]]);
+    for (const network of copy.networks) expect(network.returnsAcrossFamilies).toBeGreaterThan(5);
+  });
+
   it("poll_rate: two kiosks behind one address polling one key are flagged once an hour of their calls is complete", async () => {
     const [key] = await newKeys(1);
     await play([...polls(key, () => "198.51.100.20", 0, 125 * MINUTE), ...polls(key, () => "198.51.100.20", 30_000, 125 * MINUTE)]);
     expect(await rulesOf(key)).toEqual(["poll_rate"]);
+  });
+
+  it("poll_rate sees two kiosks' calls whatever their families: a copy across families is flagged by it too, once the first hour of its calls is complete", async () => {
+    const [key] = await newKeys(1);
+    await play([...polls(key, (i) => `2001:db8:a:a::${(i + 1).toString(16)}`, 0, 62 * MINUTE), ...polls(key, () => "203.0.113.130", 30_000, 62 * MINUTE)]);
+    expect(await rulesOf(key)).toEqual(["interleaved_families", "poll_rate"]);
   });
 
   it("system_name_flips: two kiosks writing their own names at each start are flagged", async () => {
@@ -124,6 +146,33 @@ describe("seat checks: a license key used by two kiosks is flagged, from the cal
     ]);
     await play(calls);
     expect(await rulesOf(key)).toEqual(["system_name_flips"]);
+  });
+
+  it("adds no database write to a kiosk request: a copied key's calls through the API send the routes' statements, and the evidence goes in the sightings write", async () => {
+    const [key] = await newKeys(1);
+    const clock = testClock();
+    const onRequests: string[] = [];
+    const byWriter: string[] = [];
+    let sink = onRequests;
+    const db: Database = { ...database.db, query: (text, params, options) => (sink.push(text), database.db.query(text, params, options)) };
+    const sightings = kioskSightings({ db, now: clock.now, log: memoryLogger().log, flushEveryMs: 3_600_000, perKeyMs: 0 });
+    const { request } = testApp(db, { now: clock.now, sightings });
+    for (const [i, ip] of ["198.51.100.121", "2001:db8:12:1::5", "203.0.113.121", "198.51.100.121"].entries()) {
+      const init = { headers: { "content-type": "application/json", "x-forwarded-for": ip } };
+      expect((await request("/api/v2/license", { ...init, method: "POST", body: JSON.stringify({ license_key: key, email_address: "demo@example.com" }) })).status).toBe(200);
+      expect((await request(`/api/v2/licenses/${key}/system-name`, { ...init, method: "PUT", body: JSON.stringify({ systemName: `Lobby ${i % 2}` }) })).status).toBe(200);
+      expect((await request(`/api/v2/licenses/${key}/schedule`, init)).status).toBe(200);
+      clock.advance(30_000);
+    }
+    sink = byWriter;
+    await sightings.close();
+    expect(onRequests.length).toBeGreaterThan(0);
+    expect(onRequests.filter((text) => /kiosk_networks|kiosk_sightings|seat_|record_kiosk_sightings/.test(text))).toEqual([]);
+    expect(byWriter.map((text) => text.trim().slice(0, 40))).toEqual(["select cadence.record_kiosk_sightings($1"]);
+    const [seen] = await sql`select calls_this_hour, system_name_changes from public.kiosk_sightings where license_key = ${key}`;
+    expect(seen).toEqual({ calls_this_hour: 12, system_name_changes: 3 });
+    expect(await sql`select network::text from public.kiosk_networks where license_key = ${key} order by network`)
+      .toEqual([{ network: "198.51.100.121/32" }, { network: "2001:db8:12:1::/64" }, { network: "203.0.113.121/32" }]);
   });
 
   it("the evidence rides on the sightings writes: every statement the writer sends is one record_kiosk_sightings", async () => {
@@ -185,7 +234,7 @@ describe("seat checks: no false flag for honest fleets", () => {
 
   it("IPv6 privacy addresses rotating inside one /64 are one network, not flagged", async () => {
     const [key] = await newKeys(1);
-    await play(polls(key, (i) => `2001:db8:5:5:${(i * 7919).toString(16)}:1:2:${i.toString(16)}`, 0, 30 * MINUTE));
+    await play(polls(key, (i) => `2001:db8:5:5:${((i * 7919) % 0x10000).toString(16)}:1:2:${i.toString(16)}`, 0, 30 * MINUTE));
     expect(await rulesOf(key)).toBeUndefined();
     // One network all along: the key never needs evidence rows.
     expect(await sql`select network::text from public.kiosk_networks where license_key = ${key}`).toEqual([]);
@@ -209,6 +258,33 @@ describe("seat checks: no false flag for honest fleets", () => {
     // Every 10 s: several calls of each family in one write, as well as across writes.
     await play(polls(key, (i) => (i % 2 ? "198.51.100.75" : `2001:db8:7:7::${i + 1}`), 0, 20 * MINUTE, 10_000));
     expect(await rulesOf(key)).toBeUndefined();
+  });
+
+  it("a dual-stack kiosk switching families between polls, restarted six times in an hour with its family switching mid-start, is not flagged", async () => {
+    const [key] = await newKeys(1);
+    const ipOf = (v6: boolean, i: number) => (v6 ? `2001:db8:8:8::${(i + 1).toString(16)}` : "198.51.100.85");
+    // The worst a start can do: 50 s after a poll, its first call on the other family, its second
+    // back on the poll's family (a return across families), its third on the other again; its next
+    // poll, 60 s later, back on the second call's family (another return). Then polls alternate.
+    const calls: Call[] = [];
+    let v6 = false;
+    for (let at = 0, i = 0; at < 65 * MINUTE; i += 1) {
+      calls.push({ at, key, ip: ipOf(v6, i) });
+      if ([5, 15, 25, 35, 45, 55].includes(i)) {
+        const boot = at + 50_000;
+        calls.push({ at: boot, key, ip: ipOf(!v6, i) }, { at: boot + 1_000, key, ip: ipOf(v6, i), name: "Lobby" }, { at: boot + 2_000, key, ip: ipOf(!v6, i) });
+        at = boot + 2_000 + MINUTE;
+      } else {
+        at += MINUTE;
+        v6 = !v6;
+      }
+    }
+    await play(calls);
+    expect(await rulesOf(key)).toBeUndefined();
+    const [evidence] = await sql`select sum(family_returns_this_hour + family_returns_last_hour)::int as returns from public.kiosk_networks where license_key = ${key}`;
+    // Its returns across families are real, more than returns_to_flag (3): compared as networks of
+    // one family are, it would have been flagged.
+    expect(evidence.returns).toBeGreaterThan(3);
   });
 
   it("a readdressed kiosk's evidence goes a day later: its key is a single-network key again", async () => {

@@ -15,7 +15,7 @@ export interface SeatPlan {
 export interface Copy {
   kiosk: Kiosk;
   bootAt: number;
-  /** The first device calls from IPv6: the copy (IPv4) is another family, which `interleaved_networks` does not compare. */
+  /** The first device calls from IPv6: the copy (IPv4) is another family, left to `interleaved_families` (about 10 minutes) and `poll_rate`. */
   firstOnIpv6: boolean;
 }
 
@@ -65,7 +65,7 @@ export function planSeats(fleet: Kiosk[], plan: SeatPlan, runMs: number, bootMs:
 export interface SeatJudgement {
   copiedKeys: number;
   found: number;
-  /** Copies not found whose first device is on IPv6 (left to `poll_rate`, which needs a complete hour). */
+  /** Copies not found whose first device is on IPv6 (found by `interleaved_families`, which needs about 20 returns: 10 minutes). */
   missedWithFirstOnIpv6: number;
   /** From the second device's start to the first pass that flagged its key, over the copies found. */
   detectionSeconds: { median: number; max: number };
