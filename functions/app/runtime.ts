@@ -96,7 +96,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   if (embedded) sqlPort?.serve(embedded);
   const now = Date.now;
   const keepAlive = edgeRuntimeKeepAlive();
-  const limiter = await createLimiter(config, log, now, keepAlive);
+  const limiter = await createLimiter(config, log, now, { keepAlive });
   const sightings = kioskSightings({ db, now, log, keepAlive, flushEveryMs: config.SIGHTINGS_FLUSH_MS });
   // Read now, in the background: the first requests are limited at the contract's limits meanwhile.
   const venues = venueAllowances({ db, log });

@@ -9,6 +9,7 @@ import { venueAllowances, type VenueAllowances } from "../../functions/app/venue
 import { memoryLogger, testApp } from "../support/app.ts";
 import { utcDayStart } from "../support/clock.ts";
 import { scopedDatabase } from "../support/database.ts";
+import { PATIENT } from "../support/patient-store.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
 import { startUpstashStub } from "../support/upstash-stub.ts";
 
@@ -338,7 +339,7 @@ describe.skipIf(!haveRedis)("kiosk routes on @upstash/ratelimit (REDIS_URL): a v
   let store: LimiterStore;
   beforeAll(async () => {
     redis = await startRedis();
-    store = await createLimiter({ REDIS_URL: redis.url }, memoryLogger().log, Date.now);
+    store = await createLimiter({ REDIS_URL: redis.url }, memoryLogger().log, Date.now, { bounds: PATIENT });
   });
   afterAll(async () => {
     await store?.close();
@@ -369,15 +370,15 @@ const venueSeen = neighbours[3];
 
 const stores: { name: string; requiresRedis: boolean; open(redis?: RedisServer): Promise<LimiterStore> }[] = [
   { name: "memory", requiresRedis: false, open: () => createLimiter({}, memoryLogger().log, Date.now) },
-  { name: "Redis (REDIS_URL)", requiresRedis: true, open: (redis) => createLimiter({ REDIS_URL: redis!.url }, memoryLogger().log, Date.now) },
+  { name: "Redis (REDIS_URL)", requiresRedis: true, open: (redis) => createLimiter({ REDIS_URL: redis!.url }, memoryLogger().log, Date.now, { bounds: PATIENT }) },
   {
     name: "Upstash (its REST API, stubbed over a real Redis)",
     requiresRedis: true,
     async open(redis) {
       const log = memoryLogger().log;
-      const backend = await openPlainRedis(redis!.url, { commandTimeoutMs: 500, connectWaitMs: 5_000, log });
+      const backend = await openPlainRedis(redis!.url, { commandTimeoutMs: PATIENT.checkMs, connectWaitMs: PATIENT.connectMs, log });
       const stub = await startUpstashStub(backend.requester);
-      const store = await createLimiter({ UPSTASH_REDIS_REST_URL: stub.url, UPSTASH_REDIS_REST_TOKEN: stub.token }, log, Date.now);
+      const store = await createLimiter({ UPSTASH_REDIS_REST_URL: stub.url, UPSTASH_REDIS_REST_TOKEN: stub.token }, log, Date.now, { bounds: PATIENT });
       return { ...store, close: async () => (await store.close(), await stub.stop(), await backend.close()) };
     },
   },

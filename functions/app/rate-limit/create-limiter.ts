@@ -16,6 +16,25 @@ export const STORE_TIMEOUT_MS = 500;
 /** How long start-up waits for a `REDIS_URL` server before serving without it. */
 const CONNECT_WAIT_MS = 1_000;
 
+/** How long a networked store is waited for: each check, and the connection at start-up. */
+export interface StoreBounds {
+  checkMs: number;
+  connectMs: number;
+}
+
+/** The runtime's bounds: what a request and a start-up promise. */
+export const STORE_BOUNDS: StoreBounds = { checkMs: STORE_TIMEOUT_MS, connectMs: CONNECT_WAIT_MS };
+
+export interface LimiterOptions {
+  /** Where the edge runtime offers it (`EdgeRuntime.waitUntil`), the library's background work is handed to it. */
+  keepAlive?: (work: Promise<unknown>) => void;
+  /**
+   * `STORE_BOUNDS` unless a test of what a store counts sets its own, so that a loaded machine slows
+   * its checks rather than turning them into the fail mode of a slow store.
+   */
+  bounds?: StoreBounds;
+}
+
 export interface LimiterStore {
   limiter: RateLimiter;
   /** For the start-up log: which store, never its URL or token. */
@@ -30,25 +49,25 @@ export interface LimiterStore {
  * - else `REDIS_URL`: @upstash/ratelimit on a plain Redis through node-redis (plain-redis.ts),
  *   imported only then (node-redis is no part of the edge function);
  * - else memory, for the single-process local server.
- * Networked stores answer within `STORE_TIMEOUT_MS`; `keepAlive` keeps an edge worker alive for
- * the library's background work.
+ * Networked stores answer within `bounds.checkMs` (`STORE_TIMEOUT_MS`); `keepAlive` keeps an edge
+ * worker alive for the library's background work.
  *
  * @example
- * const store = await createLimiter(config, log, Date.now, edgeRuntimeKeepAlive());
+ * const store = await createLimiter(config, log, Date.now, { keepAlive: edgeRuntimeKeepAlive() });
  */
 export async function createLimiter(
   config: Partial<Pick<Config, "REDIS_URL" | "UPSTASH_REDIS_REST_URL" | "UPSTASH_REDIS_REST_TOKEN" | "UPSTASH_RATELIMIT_ANALYTICS" | "UPSTASH_RATELIMIT_DENY_LISTS">>,
   log: Logger,
   now: () => number,
-  keepAlive?: (work: Promise<unknown>) => void,
+  { keepAlive, bounds = STORE_BOUNDS }: LimiterOptions = {},
 ): Promise<LimiterStore> {
-  const networked = { timeoutMs: STORE_TIMEOUT_MS, rules: Object.values(RULES), log, keepAlive };
+  const networked = { timeoutMs: bounds.checkMs, rules: Object.values(RULES), log, keepAlive };
   if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
     const redis = new Redis({
       url: config.UPSTASH_REDIS_REST_URL,
       token: config.UPSTASH_REDIS_REST_TOKEN,
       // Aborts the HTTP call itself (retries included), so abandoned checks do not pile up.
-      signal: () => AbortSignal.timeout(STORE_TIMEOUT_MS),
+      signal: () => AbortSignal.timeout(bounds.checkMs),
       enableTelemetry: false,
     });
     return {
@@ -64,7 +83,7 @@ export async function createLimiter(
   }
   if (config.REDIS_URL) {
     const { openPlainRedis } = await importOptional<typeof import("./plain-redis.ts")>(new URL("./plain-redis.ts", import.meta.url));
-    const plain = await openPlainRedis(config.REDIS_URL, { commandTimeoutMs: STORE_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS, log });
+    const plain = await openPlainRedis(config.REDIS_URL, { commandTimeoutMs: bounds.checkMs, connectWaitMs: bounds.connectMs, log });
     return {
       limiter: upstashRatelimit(plain.redis, { ...networked, store: "redis" }),
       describe: "redis (REDIS_URL)",

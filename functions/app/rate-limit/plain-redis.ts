@@ -67,11 +67,15 @@ export async function openPlainRedis(url: string, options: PlainRedisOptions): P
   });
   // Logged on change only: the client retries every few hundred milliseconds while the server is away.
   let state: "connecting" | "up" | "down" = "connecting";
+  /** Ends start-up's wait when the server refuses the connection (WRONGPASS, NOAUTH): waiting more cannot change its answer. */
+  let refused: () => void = () => {};
+  const refusal = new Promise<false>((resolve) => (refused = () => resolve(false)));
   client.on("ready", () => {
     state = "up";
     log("info", "redis_connected", {});
   });
   client.on("error", (error: Error & { code?: string }) => {
+    if (error instanceof ErrorReply) refused();
     if (state === "down") return;
     log("warn", state === "up" ? "redis_connection_lost" : "redis_unreachable", { reason: reasonOf(error) });
     state = "down";
@@ -82,7 +86,7 @@ export async function openPlainRedis(url: string, options: PlainRedisOptions): P
   );
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
   const waited = new Promise<false>((resolve) => (waitTimer = setTimeout(() => resolve(false), options.connectWaitMs)));
-  await Promise.race([ready, waited]);
+  await Promise.race([ready, refusal, waited]);
   clearTimeout(waitTimer);
   if (state === "connecting") {
     // Connected at TCP level perhaps, but no answer: a stalled server says nothing an error event could carry.
