@@ -140,6 +140,20 @@ describe("the Postgres pool's deadline (db/postgres.ts)", () => {
     }
   });
 
+  it.each([
+    ["40P01", "deadlock_detected"],
+    ["40001", "serialization_failure"],
+  ])("sheds a statement the server aborts with %s (%s) as back-pressure, not a statement's own failure nor an outage", async (_, condition) => {
+    const db = openPostgres(database.url, { max: 1 });
+    try {
+      const aborted = await db.query(`do $$ begin raise exception using errcode = '${condition}'; end $$`).catch((error: unknown) => error);
+      expect(aborted).toBeInstanceOf(DatabaseBusy);
+      expect(await db.query("select 1 as one")).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("gives up a connection attempt that gets no answer within the deadline", async () => {
     const { createServer } = await import("node:net");
     const silent = createServer(() => {});

@@ -87,3 +87,35 @@ describe(`races, each run ${ROUNDS} times with ${PARALLEL} parallel requests ove
     }
   });
 });
+
+describe("a batch of system names the database aborts because of another transaction (a deadlock, a serialization failure)", () => {
+  // A trigger in a scratch schema makes the batch's UPDATE fail as Postgres fails the victim of a
+  // lock cycle, for one name only, so the other tests of this file never meet it.
+  it.each([
+    ["40P01", "deadlock_detected"],
+    ["40001", "serialization_failure"],
+  ])("PUT /api/v2/licenses/{licenseKey}/system-name and POST /api/v2/license answer 503 with Retry-After on %s (%s), never 500", async (_, condition) => {
+    const name = `Aborted Kiosk ${condition}`;
+    await database.db.script(`
+      create schema if not exists scratch;
+      create or replace function scratch.abort_batch() returns trigger language plpgsql as $$
+      begin
+        raise exception using errcode = '${condition}', message = 'the batch is aborted by the test';
+      end $$;
+      create trigger abort_batch before update of system_name on public.license_keys
+        for each row when (new.system_name = '${name}') execute function scratch.abort_batch();`);
+    try {
+      const put = await post("/api/v2/licenses/DEMO-0000-0000-0001/system-name", { systemName: name }, "PUT");
+      const validation = await post("/api/v2/license", { license_key: "DEMO-0000-0000-0002", email_address: "demo@example.com", systemName: name });
+      for (const response of [put, validation]) {
+        expect(response.status).toBe(503);
+        expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(await response.json()).toEqual({ message: "service temporarily unavailable" });
+      }
+      const holders = await database.db.query("select key from public.license_keys where system_name = $1", [name]);
+      expect(holders).toHaveLength(0);
+    } finally {
+      await database.db.script("drop trigger abort_batch on public.license_keys; drop schema scratch cascade;");
+    }
+  });
+});

@@ -27,9 +27,13 @@ export interface PostgresOptions {
 /**
  * What the driver reports about the connection (refused, ended, timed out: no SQLSTATE) as
  * `DatabaseUnavailable`. A server's error keeps its SQLSTATE, which says itself whether the server
- * can serve (unavailable.ts); a TypeError is a bad argument, not an outage.
+ * can serve (unavailable.ts), except a transaction conflict (`TRANSACTION_CONFLICT`), which is
+ * `DatabaseBusy`; a TypeError is a bad argument, not an outage.
  */
 function connectionFailure(error: unknown): unknown {
+  if (error instanceof pg.DatabaseError && TRANSACTION_CONFLICT.has(error.code ?? "")) {
+    return new DatabaseBusy(`the server aborted the statement: ${error.message}`);
+  }
   if (error instanceof pg.DatabaseError || error instanceof TypeError) return error;
   // pg-pool's one error for a request that queued for a connection of a full pool past
   // connectionTimeoutMillis (pg-pool/index.js); a new connection that cannot be opened in time
@@ -39,6 +43,13 @@ function connectionFailure(error: unknown): unknown {
 }
 
 const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
+/**
+ * SQLSTATEs of a statement the server aborted because of other transactions, not its own fault:
+ * 40P01 deadlock_detected (a cycle of lock waits) and 40001 serialization_failure. Asked again it
+ * may succeed, so it is shed alone (a 503 with Retry-After), as contention, never a 500 and never
+ * an outage for every other request.
+ */
+const TRANSACTION_CONFLICT = new Set(["40P01", "40001"]);
 /** node-postgres's error when a statement's query_timeout passes (pg/lib/client.js). */
 const QUERY_TIMEOUT = "Query read timeout";
 
