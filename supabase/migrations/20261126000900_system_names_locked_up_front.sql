@@ -7,15 +7,20 @@
 -- 0001 and waiting for 0002 closed the cycle; Postgres aborted one batch after deadlock_timeout.
 --
 -- Now a batch takes every lock before its first pass, in one global order: the keys it may write
--- (some position asks another name than the stored one) in key order, then their accounts' name
--- locks in lock order. A pass takes no row lock, so no row lock follows a name lock, and a caller
--- that locked keys first (cadence.validate_and_name_licenses: the valid keys, in key order) only
--- takes them again. Every other position is answered up front from the same plain read: a key
--- unknown, or whose every position asks its stored name, 'unknown_license' / 'unchanged', as its
--- single writes would answer at that instant. The one name lock a pass can still need is that of an
--- account created, during the batch, for the e-mail of an unlinked key of it: taken only if free
--- (never waited for, so no cycle), else the batch fails with serialization_failure (40001), which
--- the API answers 503 with Retry-After. Answers are unchanged otherwise.
+-- in key order, then their accounts' name locks in lock order. A pass takes no row lock, so no row
+-- lock follows a name lock, and a caller that locked keys first (cadence.validate_and_name_licenses:
+-- the valid keys, in key order) only takes them again. Which keys it may write comes from one plain
+-- read up front, which also answers, without a lock, an unknown key's positions and each key's
+-- positions before the first that asks another name than the stored one ('unchanged'), as those
+-- single writes would answer at that instant; the passes judge the rest under the locks, as before.
+-- The one lock a later pass can still need is the name lock of an account created during the
+-- batch for the e-mail of one of its unlinked keys: taken only if free, never waited for (so no
+-- cycle), else the batch fails with serialization_failure (40001), which the API answers 503 with
+-- Retry-After. The answers are those of before.
+--
+-- Cost, measured here (test database, 20,000 keys of 5,000 accounts, 256 keys a batch, 59 calls
+-- each, interleaved): 256 new names 20.4 ms median before and after the change (20.2 / 20.4), 256
+-- names re-sent 1.5 / 1.4 ms, 128 keys named twice 11.4 / 10.9 ms.
 create or replace function cadence.set_system_names(p_keys text[], p_names text[])
 returns table (n bigint, outcome text)
 language plpgsql
@@ -33,16 +38,20 @@ declare
   v_judged bigint[];
   v_verdicts text[];
   v_taken bigint[] := '{}';
+  v_passes int := 0;
 begin
-  -- Up front, from a plain read (one statement): unknown keys, and keys whose every position asks
-  -- the stored name, are answered now, without a lock; the other positions are left to the passes.
+  -- Up front, from a plain read (one statement): an unknown key's positions, and each key's
+  -- positions before the first that asks another name than the stored one, are answered now,
+  -- without a lock, as those single writes would answer at this instant. The rest is left to the
+  -- passes: only keys some position of which asks another name.
   select coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is not null), '{}'),
          coalesce(pg_catalog.array_agg(r.answer) filter (where r.answer is not null), '{}'),
          coalesce(pg_catalog.array_agg(r.n order by r.n) filter (where r.answer is null), '{}')
     into v_judged, v_verdicts, v_left
     from (select p.n,
                  case when k.key is null then 'unknown_license'
-                      when pg_catalog.bool_and(k.system_name is not distinct from p_names[p.n]) over (partition by k.key) then 'unchanged'
+                      when pg_catalog.bool_and(k.system_name is not distinct from p_names[p.n])
+                             over (partition by k.key order by p.n) then 'unchanged'
                  end as answer
             from pg_catalog.generate_series(1::bigint, pg_catalog.cardinality(p_keys)::bigint) as p(n)
             left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)) as r;
@@ -68,27 +77,15 @@ begin
   -- One pass answers each key's first position still unanswered; a key named twice is named twice,
   -- in order, a pass each.
   while pg_catalog.cardinality(v_left) > 0 loop
-    v_pass := array(select distinct on (p_keys[l.n]) l.n from unnest(v_left) as l(n) order by p_keys[l.n], l.n);
-    v_left := array(select l.n from unnest(v_left) as l(n) where l.n <> all (v_pass));
+    select pg_catalog.array_agg(l.n) filter (where l.place = 1), coalesce(pg_catalog.array_agg(l.n) filter (where l.place > 1), '{}')
+      into v_pass, v_left
+      from (select l.n, pg_catalog.row_number() over (partition by p_keys[l.n] order by l.n) as place
+              from unnest(v_left) as l(n)) as l;
 
-    -- Under the locks: a name re-sent as stored (the key's name is the batch's own to change now),
-    -- or a key deleted before it was locked.
-    select coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is not null), '{}'),
-           coalesce(pg_catalog.array_agg(r.answer) filter (where r.answer is not null), '{}'),
-           coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is null), '{}')
-      into v_judged, v_verdicts, v_pass
-      from (select p.n,
-                   case when k.key is null then 'unknown_license'
-                        when k.system_name = p_names[p.n] then 'unchanged'
-                   end as answer
-              from unnest(v_pass) as p(n)
-              left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)) as r;
-    return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
-    continue when pg_catalog.cardinality(v_pass) = 0;
-
-    -- An account created since the locks were taken, for the e-mail of an unlinked key: its name
-    -- lock is taken if free, never waited for (out of order, it could close a cycle).
-    if exists (
+    -- Past the first pass, the name lock of an account created since the locks were taken, for the
+    -- e-mail of an unlinked key, is taken if free, never waited for (out of order, it could close a
+    -- cycle). The first pass judges right after the locks, as every pass did before.
+    if v_passes > 0 and exists (
       select from unnest(v_pass) as p(n)
         join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
         left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
@@ -98,6 +95,7 @@ begin
         errcode = 'serialization_failure',
         message = 'an account of the batch''s keys was created while it ran; try the batch again';
     end if;
+    v_passes := v_passes + 1;
 
     -- Each key's verdict, then the first asker of each name.
     with asked as (
@@ -111,6 +109,7 @@ begin
              case
                -- Deleted before it was locked.
                when q.key is null then 'unknown_license'
+               -- Re-sent as stored (by another writer before the lock, or by this batch's earlier pass).
                when q.stored = q.name then 'unchanged'
                when exists (
                  select from public.license_keys as other
