@@ -1,3 +1,4 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memoryMailer } from "../support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
@@ -116,6 +117,35 @@ describe("a batch of system names the database aborts because of another transac
       expect(holders).toHaveLength(0);
     } finally {
       await database.db.script("drop trigger abort_batch on public.license_keys; drop schema scratch cascade;");
+    }
+  });
+});
+
+describe("a batch of system names takes its locks in one order: its keys in key order, then its accounts' name locks (cadence.set_system_names)", () => {
+  it("waits for a key it may write holding no later key and no name lock, even when the key's first position asks its stored name", async () => {
+    const [first, second] = ["DEMO-0000-0000-0001", "DEMO-0000-0000-0002"];
+    await database.db.query("update public.license_keys set system_name = $2 where key = $1", [first, "Lock Order One"]);
+    await database.db.query("update public.license_keys set system_name = null where key = $1", [second]);
+    const holder = new pg.Client(database.url);
+    const batch = new pg.Client(database.url);
+    await Promise.all([holder.connect(), batch.connect()]);
+    try {
+      await holder.query("begin");
+      await holder.query("select from public.license_keys where key = $1 for update", [first]);
+      const [{ pid }] = (await batch.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
+      // The first key: its stored name, then the same name in capitals (a second pass); the second key: a new name.
+      const running = batch.query<{ n: string; outcome: string }>("select n, outcome from cadence.set_system_names($1, $2) order by n", [
+        [first, first, second],
+        ["Lock Order One", "LOCK ORDER ONE", "Lock Order Two"],
+      ]);
+      await expect.poll(async () => (await database.db.query("select from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'", [pid])).length).toBe(1);
+      // While it waits for the first key it holds neither the second key nor the account's name lock.
+      expect(await database.db.query("select key from public.license_keys where key = $1 for update skip locked", [second])).toHaveLength(1);
+      expect(await database.db.query("select from pg_locks where pid = $1 and locktype = 'advisory'", [pid])).toHaveLength(0);
+      await holder.query("rollback");
+      expect((await running).rows.map((row) => row.outcome)).toEqual(["unchanged", "ok", "ok"]);
+    } finally {
+      await Promise.all([holder.end(), batch.end()]);
     }
   });
 });
