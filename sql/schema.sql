@@ -2487,50 +2487,75 @@ CREATE FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) RETURNS 
     SET plan_cache_mode TO 'force_generic_plan'
     AS $$
 declare
-  v_left bigint[] := array(select pg_catalog.generate_series(1::bigint, pg_catalog.cardinality(p_keys)::bigint));
+  v_left bigint[];
   v_pass bigint[];
   v_lock bigint;
+  v_locks bigint[];
   v_winners bigint[];
   v_winner bigint;
   v_judged bigint[];
   v_verdicts text[];
   v_taken bigint[] := '{}';
+  v_passes int := 0;
 begin
+  -- Up front, from a plain read (one statement): an unknown key's positions, and each key's
+  -- positions before the first that asks another name than the stored one, are answered now,
+  -- without a lock, as those single writes would answer at this instant. The rest is left to the
+  -- passes: only keys some position of which asks another name.
+  select coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is not null), '{}'),
+         coalesce(pg_catalog.array_agg(r.answer) filter (where r.answer is not null), '{}'),
+         coalesce(pg_catalog.array_agg(r.n order by r.n) filter (where r.answer is null), '{}')
+    into v_judged, v_verdicts, v_left
+    from (select p.n,
+                 case when k.key is null then 'unknown_license'
+                      when pg_catalog.bool_and(k.system_name is not distinct from p_names[p.n])
+                             over (partition by k.key order by p.n) then 'unchanged'
+                 end as answer
+            from pg_catalog.generate_series(1::bigint, pg_catalog.cardinality(p_keys)::bigint) as p(n)
+            left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)) as r;
+  return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
+
+  -- Every lock of the batch, before any pass: the keys in key order, then the accounts' name locks
+  -- (serialising name changes within an account, so the check below also covers what the unique
+  -- index cannot see: an unlinked key and a linked key of the same account) in lock order.
+  perform from public.license_keys as k
+    where k.key = any (array(select p_keys[l.n] from unnest(v_left) as l(n)))
+    order by k.key
+      for update;
+  v_locks := array(
+    select distinct pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0) as h
+      from unnest(v_left) as l(n)
+      join public.license_keys as k on k.key = p_keys[l.n] and k.key = any (p_keys)
+      left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
+     order by h);
+  foreach v_lock in array v_locks loop
+    perform pg_catalog.pg_advisory_xact_lock(v_lock);
+  end loop;
+
+  -- One pass answers each key's first position still unanswered; a key named twice is named twice,
+  -- in order, a pass each.
   while pg_catalog.cardinality(v_left) > 0 loop
-    v_pass := array(select distinct on (p_keys[l.n]) l.n from unnest(v_left) as l(n) order by p_keys[l.n], l.n);
-    v_left := array(select l.n from unnest(v_left) as l(n) where l.n <> all (v_pass));
+    select pg_catalog.array_agg(l.n) filter (where l.place = 1), coalesce(pg_catalog.array_agg(l.n) filter (where l.place > 1), '{}')
+      into v_pass, v_left
+      from (select l.n, pg_catalog.row_number() over (partition by p_keys[l.n] order by l.n) as place
+              from unnest(v_left) as l(n)) as l;
 
-    -- Answered from a plain read (one statement, so every position is answered or left to write).
-    select coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is not null), '{}'),
-           coalesce(pg_catalog.array_agg(r.answer) filter (where r.answer is not null), '{}'),
-           coalesce(pg_catalog.array_agg(r.n) filter (where r.answer is null), '{}')
-      into v_judged, v_verdicts, v_pass
-      from (select p.n,
-                   case when k.key is null then 'unknown_license'
-                        when k.system_name = p_names[p.n] then 'unchanged'
-                   end as answer
-              from unnest(v_pass) as p(n)
-              left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)) as r;
-    return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
-    continue when pg_catalog.cardinality(v_pass) = 0;
-
-    perform from public.license_keys as k
-      where k.key = any (array(select p_keys[p.n] from unnest(v_pass) as p(n)))
-      order by k.key
-        for update;
-    -- Serialises name changes within each account, so the check below also covers what the unique
-    -- index cannot see: an unlinked key and a linked key of the same account.
-    foreach v_lock in array array(
-      select distinct pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0) as h
-        from unnest(v_pass) as p(n)
+    -- Past the first pass, the name lock of an account created since the locks were taken, for the
+    -- e-mail of an unlinked key, is taken if free, never waited for (out of order, it could close a
+    -- cycle). The first pass judges right after the locks, as every pass did before.
+    if v_passes > 0 and exists (
+      select from unnest(v_pass) as p(n)
         join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
         left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
-       order by h)
-    loop
-      perform pg_catalog.pg_advisory_xact_lock(v_lock);
-    end loop;
+       where pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0) <> all (v_locks)
+         and not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0))) then
+      raise exception using
+        errcode = 'serialization_failure',
+        message = 'an account of the batch''s keys was created while it ran; try the batch again';
+    end if;
+    v_passes := v_passes + 1;
 
-    -- Under the locks (a new snapshot): each key's verdict, then the first asker of each name.
+    -- Each key's verdict, then the first asker of each name.
     with asked as (
       select p.n, k as key_row, a as account_row, k.key, p_names[p.n] as name, k.system_name as stored,
              coalesce(a.id::text, pg_catalog.lower(k.email)) as account_group
@@ -2540,8 +2565,9 @@ begin
     ), judged as materialized (
       select q.n, q.key, q.name, q.account_group,
              case
-               -- Deleted since the plain read.
+               -- Deleted before it was locked.
                when q.key is null then 'unknown_license'
+               -- Re-sent as stored (by another writer before the lock, or by this batch's earlier pass).
                when q.stored = q.name then 'unchanged'
                when exists (
                  select from public.license_keys as other
