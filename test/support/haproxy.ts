@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,16 @@ import { freePort } from "./postgres-server.ts";
 /** The shipped configuration, as operators run it. */
 const CONFIG = new URL("../../functions/production/haproxy.cfg", import.meta.url).pathname;
 
+/**
+ * What the tests add to it: a line per connection on stderr, with the TLS handshake's time (`Th`,
+ * ms) and the termination state (`%tsc`: `----` a normal end, `cD`/`sQ`... why HAProxy ended it),
+ * and a line for each connection that failed its handshake ("Timeout during SSL handshake").
+ */
+const LOGGING = {
+  global: "    log stderr format raw local0\n",
+  defaults: "    log global\n    log-format \"%ci:%cp [%tr] Th=%Th %TR/%Tw/%Tc/%Tr/%Ta %ST %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %{+Q}r\"\n",
+};
+
 export interface RunningProxy {
   /** e.g. https://127.0.0.1:41237 */
   url: string;
@@ -16,7 +26,7 @@ export interface RunningProxy {
   pid: number;
   /** The self-signed certificate it serves (PEM), for clients to trust. */
   certificate: string;
-  /** Everything HAProxy printed so far. */
+  /** Everything HAProxy printed so far, its log included ([LOGGING]). */
   logs(): string;
   stop(): Promise<void>;
 }
@@ -41,18 +51,24 @@ export async function startProxy(upstream: string, descriptors: number): Promise
   const bundle = join(dir, "bundle.pem");
   writeFileSync(bundle, certificate + readFileSync(key, "utf8"));
   const port = await freePort();
-  const child = spawn("sh", ["-c", `ulimit -Sn ${descriptors} && ulimit -Hn ${descriptors} && exec haproxy -db -f "$0"`, CONFIG], {
+  const shipped = readFileSync(CONFIG, "utf8");
+  if (!/^global\n/m.test(shipped) || !/^defaults\n/m.test(shipped)) throw new Error(`${CONFIG}: no global or defaults section to add logging to`);
+  const config = join(dir, "haproxy.cfg");
+  writeFileSync(config, shipped.replace(/^global\n/m, `global\n${LOGGING.global}`).replace(/^defaults\n/m, `defaults\n${LOGGING.defaults}`));
+  // To a file, not a pipe: HAProxy drops log lines a pipe's reader is too busy to take.
+  const log = join(dir, "haproxy.log");
+  const child = spawn("sh", ["-c", `ulimit -Sn ${descriptors} && ulimit -Hn ${descriptors} && exec haproxy -db -f "$0" 2>"$1"`, config, log], {
     env: childEnv({ CADENCE_PROXY_BIND: `127.0.0.1:${port}`, CADENCE_TLS_CERT: bundle, CADENCE_UPSTREAM: upstream }),
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "ignore"],
   });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+  let printed = "";
+  child.stdout.on("data", (chunk: Buffer) => (printed += chunk));
+  const output = () => printed + (existsSync(log) ? readFileSync(log, "utf8") : "");
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   // Listening once a TCP connection is accepted; bounded by the suite's timeout.
   for (;;) {
     if (child.exitCode === 127) throw new Error("haproxy not found: apt-get install haproxy (.ci/run installs it)");
-    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}:\n${output()}`);
     const accepted = await new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1", () => {
         socket.destroy();
@@ -68,7 +84,7 @@ export async function startProxy(upstream: string, descriptors: number): Promise
     port,
     pid: child.pid ?? 0,
     certificate,
-    logs: () => output,
+    logs: output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
