@@ -7,21 +7,24 @@ import { consoleMailer } from "../../functions/app/mail/console-mailer.ts";
 import { kioskAlertEmail } from "../../functions/app/mail/kiosk-alert-email.ts";
 import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { memoryLogger } from "../support/app.ts";
-import { testClock } from "../support/clock.ts";
+import { testClock, utcDayStart } from "../support/clock.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 
-// The offline alerts on a test clock that starts at the real time: every sighting and every pass
-// is timed by it, and the rules they meet are those of
-// supabase/migrations/20261125000520_kiosk_offline_alerts.sql. Each test uses an account of its
-// own (threshold 5 minutes); a heartbeat kiosk with no schedule keeps Cadence from looking blind.
+// The offline alerts on a test clock that starts at 01:00 UTC of the real day: every sighting and
+// every pass is timed by it, and the rules they meet are those of
+// supabase/migrations/20261125000520_kiosk_offline_alerts.sql. The file moves the clock about two
+// and a half hours; started at the real time, after about 21:30 UTC it crossed midnight, where a
+// whole-day block starts again and gives every kiosk its threshold anew (no alert where the tests
+// expect one). Each test uses an account of its own (threshold 5 minutes); a heartbeat kiosk with
+// no schedule keeps Cadence from looking blind.
 
 const MINUTE = 60_000;
 const HEARTBEAT = "BEAT-0000-0000-0001";
 
 const database = scopedDatabase();
 let db: Database;
-const clock = testClock();
+const clock = testClock(utcDayStart() + 60 * MINUTE);
 const mail = memoryMailer();
 const logger = memoryLogger();
 const ports = () => ({ db, mailer: mail.mailer, now: clock.now, log: logger.log });
