@@ -3,13 +3,13 @@
 // run. Each commit is checked out in a git worktree of its own (its node_modules linked when its
 // package-lock.json is this tree's, else installed with npm ci), migrated into a database of its
 // own, and served by its own entry; every server is measured on PGlite and on Postgres, interleaved
-// (side-by-side.ts). Scenario names filter as in `npm run bench`.
+// (side-by-side.ts). Scenario names filter as in `npm run bench`; `--rounds N` repeats each palindrome.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { benchDatabase, checkoutDatabase } from "./database.ts";
 import { scenarios } from "./scenarios.ts";
-import { measureSideBySide, type Side, sideBySideTable } from "./side-by-side.ts";
+import { measureSideBySide, roundsOf, type Side, sideBySideTable, withoutRounds } from "./side-by-side.ts";
 
 const here = new URL("../../", import.meta.url);
 const git = (args: string[], cwd = here.pathname) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
@@ -36,7 +36,9 @@ async function checkout(commit: string, progress: (line: string) => void): Promi
  * @example
  * await compareAgainst(["--against", "327ebed"]);
  */
-export async function compareAgainst(args: string[]): Promise<void> {
+export async function compareAgainst(allArgs: string[]): Promise<void> {
+  const rounds = roundsOf(allArgs);
+  const args = withoutRounds(allArgs);
   const progress = (line: string) => console.error(`bench: ${line}`);
   const at = args.findIndex((arg) => arg === "--against" || arg.startsWith("--against="));
   const value = args[at].includes("=") ? args[at].slice("--against=".length) : args[at + 1];
@@ -67,9 +69,9 @@ export async function compareAgainst(args: string[]): Promise<void> {
         sides.push({ label: `${tree.label}, ${kind}`, server, skips: kind === "PGlite" ? (scenario) => scenario.fleet !== undefined : undefined });
       }
     }
-    const rows = await measureSideBySide(sides, selected, progress);
+    const rows = await measureSideBySide(sides, selected, progress, rounds);
     for (const kind of ["Postgres", "PGlite"]) {
-      console.log(`\n${kind}: requests/s, mean of two interleaved runs each (wrk -t2 -c50, 8 s)`);
+      console.log(`\n${kind}: requests/s, mean of ${2 * rounds} interleaved runs each (wrk -t2 -c50, 8 s)`);
       console.log(sideBySideTable(rows, trees.map((tree) => `${tree.label}, ${kind}`)));
     }
   } finally {

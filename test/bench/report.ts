@@ -18,28 +18,28 @@ export interface Measurement extends WrkResult {
   commandsPer1000?: number;
 }
 
-/** Two runs of one scenario as one: rates, latencies and CPU shares averaged, p99 and max the worse, every error counted. */
-export function together(a: Measurement, b: Measurement): Measurement {
-  const mean = (x: number, y: number) => (x + y) / 2;
+/** Runs of one scenario as one: rates, latencies and CPU shares averaged, p99 and max the worst, every error counted. */
+export function together(...runs: Measurement[]): Measurement {
+  const mean = (pick: (m: Measurement) => number) => runs.reduce((sum, m) => sum + pick(m), 0) / runs.length;
+  const sum = (pick: (m: Measurement) => number) => runs.reduce((total, m) => total + pick(m), 0);
+  const worst = (pick: (m: Measurement) => number) => Math.max(...runs.map(pick));
   return {
-    requests: a.requests + b.requests,
-    requestsPerSecond: mean(a.requestsPerSecond, b.requestsPerSecond),
-    p50Ms: mean(a.p50Ms, b.p50Ms),
-    p99Ms: Math.max(a.p99Ms, b.p99Ms),
-    maxMs: Math.max(a.maxMs, b.maxMs),
-    statusErrors: a.statusErrors + b.statusErrors,
-    socketErrors: a.socketErrors + b.socketErrors,
-    bytesPerResponse: mean(a.bytesPerResponse, b.bytesPerResponse),
-    generatorCpuSeconds: a.generatorCpuSeconds + b.generatorCpuSeconds,
+    requests: sum((m) => m.requests),
+    requestsPerSecond: mean((m) => m.requestsPerSecond),
+    p50Ms: mean((m) => m.p50Ms),
+    p99Ms: worst((m) => m.p99Ms),
+    maxMs: worst((m) => m.maxMs),
+    statusErrors: sum((m) => m.statusErrors),
+    socketErrors: sum((m) => m.socketErrors),
+    bytesPerResponse: mean((m) => m.bytesPerResponse),
+    generatorCpuSeconds: sum((m) => m.generatorCpuSeconds),
     cpu: {
-      server: mean(a.cpu.server, b.cpu.server),
-      postgres: mean(a.cpu.postgres, b.cpu.postgres),
-      generator: mean(a.cpu.generator, b.cpu.generator),
-      other: mean(a.cpu.other, b.cpu.other),
+      server: mean((m) => m.cpu.server),
+      postgres: mean((m) => m.cpu.postgres),
+      generator: mean((m) => m.cpu.generator),
+      other: mean((m) => m.cpu.other),
     },
-    commandsPer1000: a.commandsPer1000 === undefined || b.commandsPer1000 === undefined
-      ? undefined
-      : mean(a.commandsPer1000, b.commandsPer1000),
+    commandsPer1000: runs.some((m) => m.commandsPer1000 === undefined) ? undefined : mean((m) => m.commandsPer1000!),
   };
 }
 

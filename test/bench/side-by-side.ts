@@ -2,6 +2,10 @@
 // Servers measured beside each other in one run: each scenario on every server back to back, twice,
 // in palindrome order (A, B, C, C, B, A), so each ratio compares runs seconds apart at the same mean
 // position. `--against <commit>` (against.ts) and `--workers` (workers.ts) are built on it.
+// On two cores wrk and the server share the machine, and one pair of runs of a route that touches no
+// database swings by up to 10 % (measured: 48-57k req/s for one server over six runs); `--rounds N`
+// repeats the palindrome N times, and the server CPU per request is printed beside the rate, a figure
+// wrk's share of the machine does not move.
 import type { RunningServer } from "../support/server.ts";
 import { cpuSeconds, machineBusySeconds } from "./cpu.ts";
 import { type Measurement, together } from "./report.ts";
@@ -56,38 +60,66 @@ async function measure(side: Side, scenario: Scenario, shape: Awaited<ReturnType
   return { ...result, cpu: { server, postgres: 0, generator, other } };
 }
 
+/** `--rounds N` among the bench's arguments: palindromes per scenario, 1 when absent. */
+export function roundsOf(args: string[]): number {
+  const at = args.findIndex((arg) => arg === "--rounds" || arg.startsWith("--rounds="));
+  if (at < 0) return 1;
+  const rounds = Number(args[at].includes("=") ? args[at].slice("--rounds=".length) : args[at + 1]);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds N: a whole number of palindromes, at least 1");
+  return rounds;
+}
+
+/** The bench's arguments without `--rounds N`, for the scenario filters that follow. */
+export function withoutRounds(args: string[]): string[] {
+  const at = args.findIndex((arg) => arg === "--rounds" || arg.startsWith("--rounds="));
+  if (at < 0) return args;
+  return args.filter((_, i) => i !== at && !(i === at + 1 && !args[at].includes("=")));
+}
+
+/** Server CPU microseconds per answered request. */
+export function serverMicrosecondsPerRequest(m: Measurement): number {
+  return (m.cpu.server / 100 / m.requestsPerSecond) * 1e6;
+}
+
 /**
- * Measures every scenario on every side, palindrome order, and returns each side's mean of its two runs.
+ * Measures every scenario on every side, in `rounds` palindromes, and returns each side's mean of its runs.
  *
  * @example
  * const rows = await measureSideBySide([{ label: "tree", server }, { label: "327ebed", server: old }], scenarios, console.error);
  */
-export async function measureSideBySide(sides: Side[], scenarios: Scenario[], progress: (line: string) => void): Promise<SideRow[]> {
+export async function measureSideBySide(sides: Side[], scenarios: Scenario[], progress: (line: string) => void, rounds = 1): Promise<SideRow[]> {
   const rows: SideRow[] = [];
   for (const scenario of scenarios) {
     const shapes = new Map<string, Awaited<ReturnType<typeof requestFor>>>();
     const runs = new Map<string, Measurement[]>();
     const taking = sides.filter((side) => !side.skips?.(scenario));
-    for (const side of [...taking, ...taking.toReversed()]) {
+    const palindrome = [...taking, ...taking.toReversed()];
+    for (const side of Array.from({ length: rounds }, () => palindrome).flat()) {
       if (!shapes.has(side.label)) shapes.set(side.label, await requestFor(side.server, scenario));
       const measured = await measure(side, scenario, shapes.get(side.label)!);
       runs.set(side.label, [...(runs.get(side.label) ?? []), measured]);
       progress(`${scenario.name}, ${side.label}: ${Math.round(measured.requestsPerSecond)} req/s, p99 ${measured.p99Ms.toFixed(1)} ms`);
     }
     const bySide = new Map<string, Measurement>();
-    for (const [label, [first, second]] of runs) bySide.set(label, together(first, second));
+    for (const [label, measured] of runs) bySide.set(label, together(...measured));
     rows.push({ scenario: scenario.name, bySide });
   }
   return rows;
 }
 
 /**
- * A Markdown table: each scenario's requests/s and p99 on each side, and each side's ratio to the
- * first; errors (status >= 400 or socket errors) are counted beside the figure.
+ * A Markdown table: each scenario's requests/s, server CPU µs per request and p99 on each side, and
+ * each side's ratio to the first; errors (status >= 400 or socket errors) are counted beside the figure.
  */
 export function sideBySideTable(rows: SideRow[], labels: string[]): string {
   const [first, ...others] = labels;
-  const head = ["route", ...labels.map((label) => `${label} req/s`), ...others.map((label) => `${label} / ${first}`), ...labels.map((label) => `p99 ms ${label}`)];
+  const head = [
+    "route",
+    ...labels.map((label) => `${label} req/s`),
+    ...others.map((label) => `${label} / ${first}`),
+    ...labels.map((label) => `server µs/request ${label}`),
+    ...labels.map((label) => `p99 ms ${label}`),
+  ];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const row of rows) {
     const cell = (label: string) => {
@@ -101,8 +133,12 @@ export function sideBySideTable(rows: SideRow[], labels: string[]): string {
       const b = row.bySide.get(first);
       return a && b ? (a.requestsPerSecond / b.requestsPerSecond).toFixed(2) : "-";
     };
+    const perRequest = (label: string) => {
+      const m = row.bySide.get(label);
+      return m ? serverMicrosecondsPerRequest(m).toFixed(1) : "-";
+    };
     const p99 = (label: string) => row.bySide.get(label)?.p99Ms.toFixed(1) ?? "-";
-    lines.push(`| ${[row.scenario, ...labels.map(cell), ...others.map(ratio), ...labels.map(p99)].join(" | ")} |`);
+    lines.push(`| ${[row.scenario, ...labels.map(cell), ...others.map(ratio), ...labels.map(perRequest), ...labels.map(p99)].join(" | ")} |`);
   }
   return lines.join("\n");
 }
