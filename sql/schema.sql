@@ -435,13 +435,14 @@ CREATE FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_sec
     SET search_path TO ''
     AS $$
   -- The claim moves next_attempt_at one lease ahead, so no other worker takes the row while it is
-  -- being sent; if this worker dies, the row is due again when the lease ends.
+  -- being sent; if this worker dies, the row is due again when the lease ends. attempts = 0: no
+  -- worker has ever claimed the row.
   update public.email_outbox as o
   set attempts = o.attempts + 1,
       next_attempt_at = p_now + make_interval(secs => p_lease_seconds)
   where o.id in (select d.id from public.email_outbox as d
                  where d.status = 'pending'
-                   and d.next_attempt_at <= p_now
+                   and (d.next_attempt_at <= p_now or (p_id is not null and d.attempts = 0))
                    and (p_id is null or d.id = p_id)
                  order by d.next_attempt_at, d.id
                  limit p_limit
@@ -454,7 +455,7 @@ $$;
 -- Name: FUNCTION claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) IS 'Claims up to p_limit due pending e-mails (only p_id when given) for p_lease_seconds; rows locked by another worker are skipped.';
+COMMENT ON FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) IS 'Claims up to p_limit due pending e-mails for p_lease_seconds; with p_id, that row only, due or never claimed (its queuing request sends it first). Rows locked by another worker are skipped.';
 
 
 --
@@ -608,7 +609,7 @@ $$;
 -- Name: FUNCTION enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues an e-mail, due at once; call it inside the transaction that makes the e-mail true.';
+COMMENT ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues an e-mail due for sweeps at p_now (a request that sends it itself passes a minute later); call it inside the transaction that makes the e-mail true.';
 
 
 --
@@ -626,8 +627,9 @@ begin
   if not cadence.record_webhook_nonce(p_event, p_now) then
     return;
   end if;
+  -- The hook sends its e-mails itself; sweeps take them a minute later if it died.
   return query
-    select cadence.enqueue_email(e ->> 'to', e ->> 'subject', e ->> 'text', e ->> 'html', p_now)
+    select cadence.enqueue_email(e ->> 'to', e ->> 'subject', e ->> 'text', e ->> 'html', p_now + make_interval(secs => 60))
     from jsonb_array_elements(p_emails) with ordinality as m (e, n)
     order by m.n;
 end
@@ -1546,7 +1548,9 @@ begin
     return;
   end if;
 
-  return query select v_account, true, cadence.enqueue_email(v_email, p_subject, p_text, p_html, p_now);
+  -- The request sends the e-mail itself; sweeps take it a minute later if the request died.
+  return query select v_account, true,
+    cadence.enqueue_email(v_email, p_subject, p_text, p_html, p_now + make_interval(secs => 60));
 end
 $$;
 

@@ -178,6 +178,36 @@ describe("the outbox", () => {
     expect(await rowOf(id)).toMatchObject({ status: "sent", attempts: 2 });
   });
 
+  it("leaves an onboarding's e-mail to the request that queued it, and to the sweeps a minute later if that request died", async () => {
+    await drain();
+    const clock = testClock();
+    const mail = memoryMailer();
+    const ports = { db, mailer: mail.mailer, now: clock.now, log: memoryLogger().log };
+    const onboard = async (n: number) => {
+      const to = newRecipient();
+      const { subject, text, html } = message(to);
+      const [row] = await db.query<{ outbox_id: string }>(
+        "select outbox_id from cadence.onboard($1, 'Ada', $2, $3, $4, $5, $6::timestamptz)",
+        [to, `FRST-SEND-0000-000${n}`, subject, text, html, new Date(clock.now()).toISOString()],
+      );
+      return { to, id: row.outbox_id };
+    };
+
+    // A sweep between the onboarding's commit and its own send takes nothing; the request sends it.
+    const answered = await onboard(1);
+    expect(await deliverPending(ports)).toEqual({ sent: 0, failed: 0 });
+    expect(await deliverEmail(ports, answered.id)).toBe("sent");
+    expect(await rowOf(answered.id)).toMatchObject({ status: "sent", attempts: 1 });
+
+    // The request died before its send: the row is the sweeps' one minute after it was queued.
+    const orphaned = await onboard(2);
+    clock.advance(59_000);
+    expect(await deliverPending(ports)).toEqual({ sent: 0, failed: 0 });
+    clock.advance(1_000);
+    expect(await deliverPending(ports)).toEqual({ sent: 1, failed: 0 });
+    expect(mail.sent.map((email) => email.to)).toEqual([answered.to, orphaned.to]);
+  });
+
   it("never sends one e-mail twice when two workers deliver at once", async () => {
     await drain();
     const clock = testClock();
