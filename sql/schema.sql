@@ -609,7 +609,7 @@ $$;
 -- Name: FUNCTION enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues an e-mail due for sweeps at p_now (a request that sends it itself passes a minute later); call it inside the transaction that makes the e-mail true.';
+COMMENT ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues an e-mail due for sweeps at p_now; call it inside the transaction that makes the e-mail true. A request that sends its e-mail itself calls cadence.enqueue_request_email.';
 
 
 --
@@ -627,9 +627,8 @@ begin
   if not cadence.record_webhook_nonce(p_event, p_now) then
     return;
   end if;
-  -- The hook sends its e-mails itself; sweeps take them a minute later if it died.
   return query
-    select cadence.enqueue_email(e ->> 'to', e ->> 'subject', e ->> 'text', e ->> 'html', p_now + make_interval(secs => 60))
+    select cadence.enqueue_request_email(e ->> 'to', e ->> 'subject', e ->> 'text', e ->> 'html', p_now)
     from jsonb_array_elements(p_emails) with ordinality as m (e, n)
     order by m.n;
 end
@@ -641,6 +640,27 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone) IS 'Queues the e-mails of one hook call ([{to, subject, text, html}]) unless p_event was already seen; returns their outbox ids, none for a repeat.';
+
+
+--
+-- Name: enqueue_request_email(text, text, text, text, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.enqueue_request_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) RETURNS uuid
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  -- A minute: far longer than the one round trip between the request's commit and its own claim
+  -- (cadence.claim_emails by id), and soon enough for the sweeps to send it if the request died.
+  select cadence.enqueue_email(p_recipient, p_subject, p_text, p_html, p_now + interval '1 minute')
+$$;
+
+
+--
+-- Name: FUNCTION enqueue_request_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.enqueue_request_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) IS 'Queues an e-mail that the calling request sends itself after its commit; sweeps may take it a minute later, if that request died.';
 
 
 --
@@ -1548,9 +1568,7 @@ begin
     return;
   end if;
 
-  -- The request sends the e-mail itself; sweeps take it a minute later if the request died.
-  return query select v_account, true,
-    cadence.enqueue_email(v_email, p_subject, p_text, p_html, p_now + make_interval(secs => 60));
+  return query select v_account, true, cadence.enqueue_request_email(v_email, p_subject, p_text, p_html, p_now);
 end
 $$;
 
@@ -5166,6 +5184,14 @@ GRANT ALL ON FUNCTION cadence.enqueue_email(p_recipient text, p_subject text, p_
 
 REVOKE ALL ON FUNCTION cadence.enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.enqueue_hook_emails(p_event text, p_emails jsonb, p_now timestamp with time zone) TO service_role;
+
+
+--
+-- Name: FUNCTION enqueue_request_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.enqueue_request_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.enqueue_request_email(p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) TO service_role;
 
 
 --
