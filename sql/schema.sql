@@ -431,23 +431,37 @@ COMMENT ON COLUMN public.email_outbox.next_attempt_at IS 'When the row may next 
 --
 
 CREATE FUNCTION cadence.claim_emails(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid DEFAULT NULL::uuid) RETURNS SETOF public.email_outbox
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
+begin
   -- The claim moves next_attempt_at one lease ahead, so no other worker takes the row while it is
-  -- being sent; if this worker dies, the row is due again when the lease ends. attempts = 0: no
-  -- worker has ever claimed the row.
-  update public.email_outbox as o
-  set attempts = o.attempts + 1,
-      next_attempt_at = p_now + make_interval(secs => p_lease_seconds)
-  where o.id in (select d.id from public.email_outbox as d
-                 where d.status = 'pending'
-                   and (d.next_attempt_at <= p_now or (p_id is not null and d.attempts = 0))
-                   and (p_id is null or d.id = p_id)
-                 order by d.next_attempt_at, d.id
-                 limit p_limit
-                 for update skip locked)
-  returning o.*
+  -- being sent; if this worker dies, the row is due again when the lease ends.
+  if p_id is null then
+    return query
+      update public.email_outbox as o
+      set attempts = o.attempts + 1,
+          next_attempt_at = p_now + make_interval(secs => p_lease_seconds)
+      where o.id in (select d.id from public.email_outbox as d
+                     where d.status = 'pending' and d.next_attempt_at <= p_now
+                     order by d.next_attempt_at, d.id
+                     limit p_limit
+                     for update skip locked)
+      returning o.*;
+  else
+    -- attempts = 0: no worker has claimed the row yet, so the request that queued it takes it
+    -- before its due time (cadence.enqueue_request_email).
+    return query
+      update public.email_outbox as o
+      set attempts = o.attempts + 1,
+          next_attempt_at = p_now + make_interval(secs => p_lease_seconds)
+      where o.id in (select d.id from public.email_outbox as d
+                     where d.id = p_id and d.status = 'pending' and (d.next_attempt_at <= p_now or d.attempts = 0)
+                     limit p_limit
+                     for update skip locked)
+      returning o.*;
+  end if;
+end
 $$;
 
 

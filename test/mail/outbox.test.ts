@@ -1,5 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { consoleMailer } from "../../functions/app/mail/console-mailer.ts";
@@ -232,6 +233,30 @@ describe("the outbox", () => {
       await Promise.all(pools.map((pool) => pool.close()));
     }
     expect(sent.sort()).toEqual([...recipients].sort());
+  });
+
+  it("claims due e-mails through the outbox's due index and an e-mail by id through its key, never reading every pending row", async () => {
+    await drain();
+    const clock = testClock();
+    const id = await enqueue(newRecipient(), clock.now());
+    // auto_explain (contrib) sends the plan of each statement inside the function as a LOG message.
+    const plans: string[] = [];
+    const client = postgres(database.url, { max: 1, onnotice: (notice) => void plans.push(String(notice.message)) });
+    try {
+      await client.begin(async (tx) => {
+        await tx.unsafe("load 'auto_explain'");
+        // A test outbox is small enough to read whole; each claim must still be able to use its index.
+        await tx.unsafe("set local enable_seqscan = off; set local auto_explain.log_min_duration = 0; set local auto_explain.log_nested_statements = on; set local client_min_messages = log");
+        const now = new Date(clock.now()).toISOString();
+        await tx.unsafe("select id from cadence.claim_emails($1::timestamptz, 300, 1, null)", [now]);
+        await tx.unsafe("select id from cadence.claim_emails($1::timestamptz, 300, 1, $2::uuid)", [now, id]);
+      });
+    } finally {
+      await client.end();
+    }
+    const log = plans.join("\n");
+    expect(log).toMatch(/using email_outbox_due_idx on email_outbox d[^\n]*\n\s*Index Cond: \(next_attempt_at <= /);
+    expect(log).toMatch(/using email_outbox_pkey on email_outbox d[^\n]*\n\s*Index Cond: \(id = /);
   });
 });
 
