@@ -8,8 +8,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { benchDatabase, checkoutDatabase } from "./database.ts";
-import { scenarios } from "./scenarios.ts";
-import { measureSideBySide, roundsOf, type Side, sideBySideTable, withoutRounds } from "./side-by-side.ts";
+import type { BenchFlags } from "./flags.ts";
+import { selectScenarios } from "./scenarios.ts";
+import { measureSideBySide, type Side, sideBySideTable } from "./side-by-side.ts";
 
 const here = new URL("../../", import.meta.url);
 const git = (args: string[], cwd = here.pathname) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
@@ -34,17 +35,12 @@ async function checkout(commit: string, progress: (line: string) => void): Promi
  * Runs the comparison and prints one table per database.
  *
  * @example
- * await compareAgainst(["--against", "327ebed"]);
+ * await compareAgainst(["327ebed"], { rounds: 2, scenarios: ["frequencies"] });
  */
-export async function compareAgainst(allArgs: string[]): Promise<void> {
-  const rounds = roundsOf(allArgs);
-  const args = withoutRounds(allArgs);
+export async function compareAgainst(commits: string[], flags: Pick<BenchFlags, "rounds" | "scenarios">): Promise<void> {
   const progress = (line: string) => console.error(`bench: ${line}`);
-  const at = args.findIndex((arg) => arg === "--against" || arg.startsWith("--against="));
-  const value = args[at].includes("=") ? args[at].slice("--against=".length) : args[at + 1];
-  if (!value) throw new Error("--against needs a commit, e.g. --against 327ebed");
-  const parts = args.filter((arg, i) => !arg.startsWith("--") && !(i === at + 1 && !args[at].includes("=")));
-  const selected = parts.length === 0 ? scenarios : scenarios.filter((s) => parts.some((part) => s.name.includes(part)));
+  const selected = selectScenarios(flags.scenarios);
+  const rounds = flags.rounds ?? 1;
 
   const checkouts: Awaited<ReturnType<typeof checkout>>[] = [];
   const servers: RunningServer[] = [];
@@ -52,7 +48,7 @@ export async function compareAgainst(allArgs: string[]): Promise<void> {
   progress("starting Postgres 15 and applying migrations and seed with the Supabase CLI");
   const database = await benchDatabase();
   try {
-    for (const commit of value.split(",")) checkouts.push(await checkout(commit, progress));
+    for (const commit of commits) checkouts.push(await checkout(commit, progress));
     const trees = [{ label: "tree", root: here, url: database.url }];
     for (const { label, root } of checkouts) trees.push({ label, root, url: await checkoutDatabase(database, `bench_${label}`, root) });
     const sides: Side[] = [];

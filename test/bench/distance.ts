@@ -5,6 +5,7 @@ import { startRedis } from "../support/redis.ts";
 import { startServer } from "../support/server.ts";
 import { benchDatabase } from "./database.ts";
 import { DEFAULT_DELAY_MS, type DelayProxy, startDelayProxy } from "./delay-proxy.ts";
+import type { BenchFlags } from "./flags.ts";
 import { type Scenario, scenarios } from "./scenarios.ts";
 
 /** A request a kiosk sends, and the status a correct answer has. */
@@ -91,10 +92,9 @@ async function measuredRoundTripMs(proxy: DelayProxy, delayMs: number, count: nu
  * both proxies delaying; the median added latency over the round trip the proxy adds (twice the
  * delay, as measured with PINGs) is the number of round trips the route waits in sequence.
  */
-export async function measureDistance(args: string[]): Promise<void> {
-  const flag = (name: string, fallback: number) => Number(args.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
-  const requests = flag("requests", DEFAULT_REQUESTS);
-  const delayMs = flag("delay", DEFAULT_DELAY_MS);
+export async function measureDistance(flags: Pick<BenchFlags, "requests" | "delay">): Promise<void> {
+  const requests = flags.requests ?? DEFAULT_REQUESTS;
+  const delayMs = flags.delay ?? DEFAULT_DELAY_MS;
   const progress = (line: string) => console.error(`bench distance: ${line}`);
 
   progress("starting Postgres 15, PgBouncer, redis-server and a delay proxy in front of each");

@@ -15,6 +15,7 @@ import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
 import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.ts";
 import { compareAgainst } from "./against.ts";
+import { benchFlags } from "./flags.ts";
 import { measureColdStart } from "./cold-start.ts";
 import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
@@ -34,7 +35,7 @@ import {
   table,
   together,
 } from "./report.ts";
-import { type Scenario, scenarios } from "./scenarios.ts";
+import { type Scenario, selectScenarios } from "./scenarios.ts";
 import { type Load, type RequestShape, runWrk, WRK_MISSING, wrkInstalled } from "./wrk.ts";
 
 const load: Load = { threads: 2, connections: 50, seconds: 8 };
@@ -44,36 +45,35 @@ const MAX_RETRIES = 3;
 /** The app's pool on DATABASE_URL (functions/app/runtime.ts); baseline (2) uses the same. */
 const POOL_SIZE = 10;
 
-if (Deno.args.includes("--edits")) {
-  await measureScheduleEdits(Deno.args);
+const flags = benchFlags(Deno.args);
+
+if (flags.edits) {
+  await measureScheduleEdits(flags);
   Deno.exit(0);
 }
 
-if (Deno.args.some((arg) => arg === "--against" || arg.startsWith("--against="))) {
-  await compareAgainst(Deno.args);
+if (flags.against) {
+  await compareAgainst(flags.against.split(","), flags);
   Deno.exit(0);
 }
 
-const workersFlag = Deno.args.find((arg) => arg === "--workers" || arg.startsWith("--workers="));
-if (workersFlag) {
-  const counts = workersFlag.includes("=") ? workersFlag.slice("--workers=".length).split(",").map(Number) : undefined;
-  if (counts?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--workers=N,M: whole numbers of workers, at least 1");
-  await compareWorkers(counts);
+if (flags.workers) {
+  await compareWorkers(flags.workers === true ? undefined : flags.workers);
   Deno.exit(0);
 }
 
-if (Deno.args.includes("--sql-port")) {
-  await measureSqlPort(Deno.args);
+if (flags["sql-port"]) {
+  await measureSqlPort(flags);
   Deno.exit(0);
 }
 
-if (Deno.args.includes("--seats")) {
-  await measureSeatChecks(Deno.args);
+if (flags.seats) {
+  await measureSeatChecks(flags);
   Deno.exit(0);
 }
 
-if (Deno.args.includes("--distance")) {
-  await measureDistance(Deno.args);
+if (flags.distance) {
+  await measureDistance(flags);
   Deno.exit(0);
 }
 
@@ -82,15 +82,13 @@ if (!(await wrkInstalled())) {
   Deno.exit(1);
 }
 
-const configFlag = Deno.args.find((arg) => arg.startsWith("--config="));
-const configurations = configFlag
-  ? configFlag.slice("--config=".length).split(",").map((name) => {
+const configurations = flags.config
+  ? flags.config.split(",").map((name) => {
     if (!CONFIGURATIONS.includes(name as ConfigurationName)) throw new Error(`unknown configuration ${name}: ${CONFIGURATIONS.join(", ")}`);
     return name as ConfigurationName;
   })
   : CONFIGURATIONS;
-const parts = Deno.args.filter((arg) => !arg.startsWith("--"));
-const selected = parts.length === 0 ? scenarios : scenarios.filter((s) => parts.some((part) => s.name.includes(part)));
+const selected = selectScenarios(flags.scenarios);
 const progress = (line: string) => console.error(`bench: ${line}`);
 
 progress("starting Postgres 15 and applying migrations and seed with the Supabase CLI");

@@ -62,6 +62,10 @@ export const scenarios: Scenario[] = [
   },
 ];
 
+/** The scenarios whose name holds one of `parts`; all of them when none is given. */
+export const selectScenarios = (parts: string[]): Scenario[] =>
+  parts.length === 0 ? scenarios : scenarios.filter((s) => parts.some((part) => s.name.includes(part)));
+
 /** Targets every scenario shares. */
 export const P99_TARGET_MS = 25;
 export const RSS_TARGET_MIB = 200;

@@ -7,6 +7,7 @@
 // account. Then a poll's read while an edit holds its locks, and a page of kiosk_status.
 import { readFileSync } from "node:fs";
 import pg from "pg";
+import type { BenchFlags } from "./flags.ts";
 import { migratedDatabase } from "./database.ts";
 
 /** Commits timed per edit (`--repeats=N`); the median is reported. */
@@ -193,11 +194,9 @@ export function editTable(rows: EditRow[]): string {
 }
 
 /** Runs every size (`--keys=a,b,...` to choose) and prints the table. */
-export async function measureScheduleEdits(args: string[]): Promise<EditRow[]> {
-  const flag = args.find((arg) => arg.startsWith("--keys="));
-  const sizes = flag ? flag.slice("--keys=".length).split(",").map(Number) : DEFAULT_SIZES;
-  const repeats = args.find((arg) => arg.startsWith("--repeats="));
-  if (repeats) REPEATS = Number(repeats.slice("--repeats=".length));
+export async function measureScheduleEdits(flags: Pick<BenchFlags, "keys" | "repeats">): Promise<EditRow[]> {
+  const sizes = flags.keys ?? DEFAULT_SIZES;
+  if (flags.repeats) REPEATS = flags.repeats;
   const rows: EditRow[] = [];
   for (const keys of sizes) rows.push(await measureSize(keys, (line) => console.error(`bench: ${line}`)));
   console.log(editTable(rows));

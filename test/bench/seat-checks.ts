@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import pg from "pg";
 import { cpuSeconds } from "./cpu.ts";
 import { migratedDatabase } from "./database.ts";
+import type { BenchFlags } from "./flags.ts";
 
 /** Keys per write: what one instance flushes in 5 s when 100,000 keys poll once a minute. */
 const BATCH = 8_000;
@@ -37,10 +38,11 @@ const networkOf = (ip: string) => (ip.includes(":") ? `${ip.slice(0, ip.lastInde
 const median = (values: number[]) => values.toSorted((a, b) => a - b)[values.length >> 1];
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
-export async function measureSeatChecks(args: string[]): Promise<void> {
-  const keys = Number(args.find((arg) => arg.startsWith("--keys="))?.slice(7) ?? 100_000);
-  const rounds = Number(args.find((arg) => arg.startsWith("--rounds="))?.slice(9) ?? 9);
-  const copiedShare = Number(args.find((arg) => arg.startsWith("--copied="))?.slice(9) ?? 0.01);
+export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds" | "copied">): Promise<void> {
+  if ((flags.keys?.length ?? 0) > 1) throw new Error("npm run bench -- --seats: --keys=N, one fleet size");
+  const keys = flags.keys?.[0] ?? 100_000;
+  const rounds = flags.rounds ?? 9;
+  const copiedShare = flags.copied ?? 0.01;
   const copied = (n: number) => Math.floor((n + 1) * copiedShare) > Math.floor(n * copiedShare);
   const database = await migratedDatabase();
   const client = new pg.Client({ connectionString: database.url });

@@ -60,22 +60,6 @@ async function measure(side: Side, scenario: Scenario, shape: Awaited<ReturnType
   return { ...result, cpu: { server, postgres: 0, generator, other } };
 }
 
-/** `--rounds N` among the bench's arguments: palindromes per scenario, 1 when absent. */
-export function roundsOf(args: string[]): number {
-  const at = args.findIndex((arg) => arg === "--rounds" || arg.startsWith("--rounds="));
-  if (at < 0) return 1;
-  const rounds = Number(args[at].includes("=") ? args[at].slice("--rounds=".length) : args[at + 1]);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds N: a whole number of palindromes, at least 1");
-  return rounds;
-}
-
-/** The bench's arguments without `--rounds N`, for the scenario filters that follow. */
-export function withoutRounds(args: string[]): string[] {
-  const at = args.findIndex((arg) => arg === "--rounds" || arg.startsWith("--rounds="));
-  if (at < 0) return args;
-  return args.filter((_, i) => i !== at && !(i === at + 1 && !args[at].includes("=")));
-}
-
 /** Server CPU microseconds per answered request. */
 export function serverMicrosecondsPerRequest(m: Measurement): number {
   return (m.cpu.server / 100 / m.requestsPerSecond) * 1e6;

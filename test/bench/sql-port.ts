@@ -1,5 +1,6 @@
 /// <reference lib="deno.ns" />
 import { startServer } from "../support/server.ts";
+import type { BenchFlags } from "./flags.ts";
 import { type Load, type RequestShape, runWrk, type WrkResult } from "./wrk.ts";
 
 /** The share of its throughput the API keeps with a psql session attached (issue: within 5 %). */
@@ -19,8 +20,8 @@ const ORDER: Attached[] = ["none", "idle", "paging", "paging", "idle", "none"];
  * by wrk with no psql session on its SQL port (db/sql-port.ts), with one attached and idle, and
  * with one reading a kiosk_status page once a second, as staff watching their fleet would.
  */
-export async function measureSqlPort(args: string[]): Promise<void> {
-  const seconds = Number(args.find((arg) => arg.startsWith("--seconds="))?.split("=")[1] ?? 8);
+export async function measureSqlPort(flags: Pick<BenchFlags, "seconds">): Promise<void> {
+  const seconds = flags.seconds ?? 8;
   const load: Load = { threads: 2, connections: 50, seconds };
   const progress = (line: string) => console.error(`bench sql-port: ${line}`);
   const dataDir = Deno.makeTempDirSync({ prefix: "cadence-bench-pglite-" });

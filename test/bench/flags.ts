@@ -1,0 +1,68 @@
+import { parseArgs } from "node:util";
+import * as z from "zod";
+
+const number = z.string().transform(Number);
+const count = number.pipe(z.number().int().min(1));
+const share = number.pipe(z.number().min(0).max(1));
+const milliseconds = number.pipe(z.number().min(0));
+const counts = z.string().transform((value, context) => {
+  const numbers = value.split(",").map(Number);
+  if (numbers.some((n) => !Number.isInteger(n) || n < 1)) {
+    context.addIssue({ code: "custom", message: `${value}: whole numbers, at least 1, separated by commas` });
+  }
+  return numbers;
+});
+
+/**
+ * Every flag `npm run bench` reads, each with its type: `--name value` and `--name=value` alike.
+ * One not listed is refused, so a typo never runs another bench than the one asked for.
+ */
+const BenchFlags = z.strictObject({
+  /** Commits to measure beside the tree, separated by commas (against.ts). */
+  against: z.string().min(1).optional(),
+  /** Palindromes of a side-by-side run (against.ts); passes of the seat checks (seat-checks.ts). */
+  rounds: count.optional(),
+  /** Worker counts to compare; `--workers` alone compares 1 and 2 (workers.ts). */
+  workers: z.union([z.literal(true), counts]).optional(),
+  /** Configurations of the main bench (configurations.ts). */
+  config: z.string().optional(),
+  edits: z.literal(true).optional(),
+  seats: z.literal(true).optional(),
+  "sql-port": z.literal(true).optional(),
+  distance: z.literal(true).optional(),
+  /** Fleet sizes of the edits (schedule-edits.ts); the fleet of the seat checks takes the first. */
+  keys: counts.optional(),
+  repeats: count.optional(),
+  copied: share.optional(),
+  requests: count.optional(),
+  delay: milliseconds.optional(),
+  seconds: count.optional(),
+});
+
+export type BenchFlags = z.infer<typeof BenchFlags> & {
+  /** Parts of scenario names: only the scenarios whose name holds one of them run. */
+  scenarios: string[];
+};
+
+const VALUED = ["against", "rounds", "workers", "config", "keys", "repeats", "copied", "requests", "delay", "seconds"];
+
+/**
+ * Reads the bench's command line with `node:util`'s `parseArgs`, then checks it against `BenchFlags`.
+ *
+ * @example
+ * benchFlags(["--against", "327ebed", "--rounds=2", "frequencies"]);
+ * // { against: "327ebed", rounds: 2, scenarios: ["frequencies"] }
+ */
+export function benchFlags(args: string[]): BenchFlags {
+  // Not strict: `--workers` may come bare or with a value, which strict parsing refuses; the schema
+  // refuses what strict parsing would have.
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: false,
+    options: Object.fromEntries(VALUED.map((name) => [name, { type: "string" as const }])),
+  });
+  const parsed = BenchFlags.safeParse(values);
+  if (!parsed.success) throw new Error(`npm run bench: ${z.prettifyError(parsed.error)}`);
+  return { ...parsed.data, scenarios: positionals };
+}
