@@ -13,11 +13,16 @@ const counts = z.string().transform((value, context) => {
   return numbers;
 });
 
-/**
- * Every flag `npm run bench` reads, each with its type: `--name value` and `--name=value` alike.
- * One not listed is refused, so a typo never runs another bench than the one asked for.
- */
-const BenchFlags = z.strictObject({
+/** The bench's modes: flags without a value. */
+const switches = {
+  edits: z.literal(true).optional(),
+  seats: z.literal(true).optional(),
+  "sql-port": z.literal(true).optional(),
+  distance: z.literal(true).optional(),
+};
+
+/** Flags with a value; `--workers` may also come bare. */
+const valued = {
   /** Commits to measure beside the tree, separated by commas (against.ts). */
   against: z.string().min(1).optional(),
   /** Palindromes of a side-by-side run (against.ts); passes of the seat checks (seat-checks.ts). */
@@ -26,25 +31,25 @@ const BenchFlags = z.strictObject({
   workers: z.union([z.literal(true), counts]).optional(),
   /** Configurations of the main bench (configurations.ts). */
   config: z.string().optional(),
-  edits: z.literal(true).optional(),
-  seats: z.literal(true).optional(),
-  "sql-port": z.literal(true).optional(),
-  distance: z.literal(true).optional(),
-  /** Fleet sizes of the edits (schedule-edits.ts); the fleet of the seat checks takes the first. */
+  /** Fleet sizes of the edits (schedule-edits.ts); the seat checks take one. */
   keys: counts.optional(),
   repeats: count.optional(),
   copied: share.optional(),
   requests: count.optional(),
   delay: milliseconds.optional(),
   seconds: count.optional(),
-});
+};
+
+/**
+ * Every flag `npm run bench` reads, each with its type: `--name value` and `--name=value` alike.
+ * One not listed is refused, so a typo never runs another bench than the one asked for.
+ */
+const BenchFlags = z.strictObject({ ...switches, ...valued });
 
 export type BenchFlags = z.infer<typeof BenchFlags> & {
   /** Parts of scenario names: only the scenarios whose name holds one of them run. */
   scenarios: string[];
 };
-
-const VALUED = ["against", "rounds", "workers", "config", "keys", "repeats", "copied", "requests", "delay", "seconds"];
 
 /**
  * Reads the bench's command line with `node:util`'s `parseArgs`, then checks it against `BenchFlags`.
@@ -60,7 +65,7 @@ export function benchFlags(args: string[]): BenchFlags {
     args,
     allowPositionals: true,
     strict: false,
-    options: Object.fromEntries(VALUED.map((name) => [name, { type: "string" as const }])),
+    options: Object.fromEntries(Object.keys(valued).map((name) => [name, { type: "string" as const }])),
   });
   const parsed = BenchFlags.safeParse(values);
   if (!parsed.success) throw new Error(`npm run bench: ${z.prettifyError(parsed.error)}`);
