@@ -1,4 +1,9 @@
 import { defineConfig } from "vitest/config";
+import { scratchSpace } from "./test/support/scratch-space.ts";
+
+// Set before the global setup starts its cluster, and inherited by every test process (os.tmpdir()).
+const scratch = scratchSpace();
+if (scratch && !process.env.TMPDIR) process.env.TMPDIR = scratch;
 
 /** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches, kiosk sightings, hostile values, ill-formed text. */
 const throughPooler = [
