@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv } from "../support/child-env.ts";
+import { pgliteDataDir } from "../support/pglite-template.ts";
 import { PG_BIN } from "../support/postgres-server.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
@@ -60,7 +60,7 @@ const BROKEN = [
 ];
 
 describe("every operating example in the docs runs as written on the demo data, pasted whole against npm start", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "cadence-examples-"));
+  let dataDir: string;
   const defaultEnv = readmeStartEnv();
   let server: RunningServer | undefined;
   let serverEnv = "";
@@ -75,11 +75,14 @@ describe("every operating example in the docs runs as written on the demo data, 
     return server;
   }
 
-  // The first start creates and migrates the directory (about 20 s, more on a busy machine).
-  beforeAll(() => serverFor(defaultEnv).then(() => undefined), 180_000);
+  // The data a first `npm start` leaves: a copy of the run's migrated, seeded PGlite (support/pglite-template.ts).
+  beforeAll(async () => {
+    dataDir = pgliteDataDir();
+    await serverFor(defaultEnv);
+  }, 180_000);
   afterAll(async () => {
     await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("the README starts the server with both signing secrets, so both schemes' examples answer", () => {

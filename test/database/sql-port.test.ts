@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { pgliteDataDir } from "../support/pglite-template.ts";
 import { PG_BIN } from "../support/postgres-server.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 
@@ -71,7 +72,7 @@ describe("SQL on the embedded database: psql beside npm start on PGlite", () => 
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "cadence-sql-port-"));
-    server = await startServer({ DATA_DIR: join(dataDir, "first"), DATABASE_DEADLINE_MS: "2000" });
+    server = await startServer({ DATA_DIR: pgliteDataDir(join(dataDir, "first")), DATABASE_DEADLINE_MS: "2000" });
     port = server.sqlPort!;
   });
   afterAll(async () => {

@@ -1,11 +1,12 @@
+import { rmSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, inject } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
-import { migrate } from "../../functions/app/db/migrate.ts";
 import { openPglite } from "../../functions/app/db/pglite.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { registerDatabase } from "./clock.ts";
 import { TEMPLATE } from "./global-setup.ts";
+import { pgliteDataDir } from "./pglite-template.ts";
 
 let counter = 0;
 
@@ -91,9 +92,15 @@ export function scopedDatabase(): TestDatabase {
   return scoped;
 }
 
-/** An in-memory PGlite database, migrated and seeded the way `npm start` does it. */
+/** A PGlite database of its own, migrated and seeded the way `npm start` does it (a copy of the run's template); `close` removes it. */
 export async function pgliteDatabase(): Promise<Database> {
-  const { db } = await openPglite();
-  await migrate(db, { seed: true });
-  return db;
+  const dir = pgliteDataDir();
+  const { db } = await openPglite(dir);
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

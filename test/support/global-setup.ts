@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { pgbouncerAvailable, startPgBouncer } from "./pgbouncer.ts";
+import { buildPgliteTemplate } from "./pglite-template.ts";
 import { startPostgresServer } from "./postgres-server.ts";
 import { pushMigrations } from "./supabase-migrations.ts";
 
@@ -12,16 +13,25 @@ declare module "vitest" {
     pgAdminUrl: string;
     /** Port of PgBouncer (transaction mode) in front of that cluster; 0 without pgbouncer. */
     pgPoolerPort: number;
+    /** A PGlite data directory, migrated and seeded, that tests copy (pglite-template.ts). */
+    pgliteTemplate: string;
   }
 }
 
+interface RunResources {
+  adminUrl: string;
+  poolerPort: number;
+  pgliteTemplate: string;
+  stop(): Promise<void>;
+}
+
 /**
- * One throwaway Postgres per test run (per vitest project), with PgBouncer in front when installed. The template database gets the Supabase shim, then our
+ * One throwaway Postgres per test run, with PgBouncer in front when installed. The template database gets the Supabase shim, then our
  * migrations and seed through the real Supabase CLI, exactly as operators deploy; each test
- * database is a copy of it.
+ * database is a copy of it. Beside it, the PGlite template (pglite-template.ts).
  */
-export default async function setup(project: TestProject) {
-  const server = await startPostgresServer();
+async function startResources(): Promise<RunResources> {
+  const [server, pgliteTemplate] = await Promise.all([startPostgresServer(), buildPgliteTemplate()]);
   const admin = postgres(server.url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${TEMPLATE}`);
   await admin.end();
@@ -30,11 +40,39 @@ export default async function setup(project: TestProject) {
 
   // The stand-in for Supabase's transaction pooler, for the suites the `pooler` project runs through it.
   const pooler = pgbouncerAvailable() ? await startPgBouncer(server.port) : undefined;
+  return {
+    adminUrl: server.url,
+    poolerPort: pooler?.port ?? 0,
+    pgliteTemplate: pgliteTemplate.dir,
+    async stop() {
+      await pooler?.stop();
+      await server.stop();
+      pgliteTemplate.remove();
+    },
+  };
+}
 
-  project.provide("pgAdminUrl", server.url);
-  project.provide("pgPoolerPort", pooler?.port ?? 0);
+/**
+ * Both vitest projects run this setup; the first starts the run's resources and both share them
+ * (the `pooler` project reaches the same cluster through PgBouncer), stopped after the last
+ * teardown. Each project starting its own cost a second initdb, migration and PGlite template:
+ * ~10 s of CPU a run. Held on `globalThis`, as each project may load this module anew.
+ */
+const SHARED = Symbol.for("cadence.test.run-resources");
+type Shared = { resources: Promise<RunResources>; users: number };
+
+export default async function setup(project: TestProject) {
+  const holder = globalThis as { [SHARED]?: Shared };
+  const shared = (holder[SHARED] ??= { resources: startResources(), users: 0 });
+  shared.users += 1;
+  const resources = await shared.resources;
+  project.provide("pgAdminUrl", resources.adminUrl);
+  project.provide("pgPoolerPort", resources.poolerPort);
+  project.provide("pgliteTemplate", resources.pgliteTemplate);
   return async () => {
-    await pooler?.stop();
-    await server.stop();
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete holder[SHARED];
+    await resources.stop();
   };
 }
