@@ -31,25 +31,35 @@ interface RunResources {
  * database is a copy of it. Beside it, the PGlite template (pglite-template.ts).
  */
 async function startResources(): Promise<RunResources> {
-  const [server, pgliteTemplate] = await Promise.all([startPostgresServer(), buildPgliteTemplate()]);
-  const admin = postgres(server.url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${TEMPLATE}`);
-  await admin.end();
+  const [cluster, template] = await Promise.allSettled([startPostgresServer(), buildPgliteTemplate()]);
+  try {
+    if (cluster.status === "rejected") throw cluster.reason;
+    if (template.status === "rejected") throw template.reason;
+    const server = cluster.value;
+    const admin = postgres(server.url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${TEMPLATE}`);
+    await admin.end();
 
-  await pushMigrations(server.url.replace(/\/postgres$/, `/${TEMPLATE}`), { seed: true });
+    await pushMigrations(server.url.replace(/\/postgres$/, `/${TEMPLATE}`), { seed: true });
 
-  // The stand-in for Supabase's transaction pooler, for the suites the `pooler` project runs through it.
-  const pooler = pgbouncerAvailable() ? await startPgBouncer(server.port) : undefined;
-  return {
-    adminUrl: server.url,
-    poolerPort: pooler?.port ?? 0,
-    pgliteTemplate: pgliteTemplate.dir,
-    async stop() {
-      await pooler?.stop();
-      await server.stop();
-      pgliteTemplate.remove();
-    },
-  };
+    // The stand-in for Supabase's transaction pooler, for the suites the `pooler` project runs through it.
+    const pooler = pgbouncerAvailable() ? await startPgBouncer(server.port) : undefined;
+    return {
+      adminUrl: server.url,
+      poolerPort: pooler?.port ?? 0,
+      pgliteTemplate: template.value.dir,
+      async stop() {
+        await pooler?.stop();
+        await server.stop();
+        template.value.remove();
+      },
+    };
+  } catch (error) {
+    // What did start stops here: a failed setup leaves no cluster running.
+    if (cluster.status === "fulfilled") await cluster.value.stop();
+    if (template.status === "fulfilled") template.value.remove();
+    throw error;
+  }
 }
 
 /**

@@ -14,13 +14,19 @@ import { openPglite } from "../../functions/app/db/pglite.ts";
  */
 export async function buildPgliteTemplate(): Promise<{ dir: string; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-pglite-template-"));
-  const { db } = await openPglite(dir);
+  const remove = () => rmSync(dir, { recursive: true, force: true });
   try {
-    await migrate(db, { seed: true });
-  } finally {
-    await db.close();
+    const { db } = await openPglite(dir);
+    try {
+      await migrate(db, { seed: true });
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    remove();
+    throw error;
   }
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, remove };
 }
 
 /**
