@@ -24,28 +24,35 @@ const throughPooler = [
   "test/license/well-formed-text.test.ts",
 ];
 
+/** What each project runs with. */
+const everyProject = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  pool: "forks" as const,
+  // A worker runs file after file of its project in one module graph, so the app's modules load
+  // once per worker instead of once per file (~0.4 s of CPU each, 43 files). No file keeps state
+  // in a module: each has its own databases, servers and clock. Measured on 2 cores: machine CPU
+  // for the run 230-268 s isolated, 205-213 s shared.
+  isolate: false,
+  // supabase-js builds its realtime client on the global WebSocket, which Node 20 has only behind
+  // this flag (Deno, where the app runs, has it).
+  execArgv: ["--experimental-websocket"],
+};
+
 export default defineConfig({
   test: {
+    // Run once, by the root project; vitest gives each project what the root provides. Projects
+    // that extended the root config ran it again each (three clusters, migrations and PGlite
+    // templates a run), so they take `everyProject` instead.
     globalSetup: ["test/support/global-setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: "forks",
     // Four at once on 2 cores: the longest suites mostly wait (a fleet's run, header and database
     // deadlines, restarts), so more of them overlap; measured 294 s with the default of 2, 142 s with 4.
     maxWorkers: 4,
-    // A worker runs file after file of its project in one module graph, so the app's modules load
-    // once per worker instead of once per file (~0.4 s of CPU each, 43 files). No file keeps state
-    // in a module: each has its own databases, servers and clock. Measured on 2 cores: machine CPU
-    // for the run 230-268 s isolated, 213 s shared.
-    isolate: false,
-    // supabase-js builds its realtime client on the global WebSocket, which Node 20 has only behind
-    // this flag (Deno, where the app runs, has it).
-    execArgv: ["--experimental-websocket"],
     projects: [
-      { extends: true, test: { name: "direct", include: ["test/**/*.test.ts"] } },
+      { test: { ...everyProject, name: "direct", include: ["test/**/*.test.ts"] } },
       // The same suites again, the app (and every server they start) reaching Postgres through
       // PgBouncer in transaction mode, as on Supabase (test/support/database.ts).
-      { extends: true, test: { name: "pooler", include: throughPooler, env: { CADENCE_TEST_THROUGH_POOLER: "1" } } },
+      { test: { ...everyProject, name: "pooler", include: throughPooler, env: { CADENCE_TEST_THROUGH_POOLER: "1" } } },
     ],
   },
 });

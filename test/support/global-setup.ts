@@ -18,19 +18,13 @@ declare module "vitest" {
   }
 }
 
-interface RunResources {
-  adminUrl: string;
-  poolerPort: number;
-  pgliteTemplate: string;
-  stop(): Promise<void>;
-}
-
 /**
  * One throwaway Postgres per test run, with PgBouncer in front when installed. The template database gets the Supabase shim, then our
  * migrations and seed through the real Supabase CLI, exactly as operators deploy; each test
- * database is a copy of it. Beside it, the PGlite template (pglite-template.ts).
+ * database is a copy of it. Beside it, the PGlite template (pglite-template.ts). vitest runs this
+ * once, for the root project (vitest.config.ts), and each project reads what it provides.
  */
-async function startResources(): Promise<RunResources> {
+export default async function setup(project: TestProject) {
   const [cluster, template] = await Promise.allSettled([startPostgresServer(), buildPgliteTemplate()]);
   try {
     if (cluster.status === "rejected") throw cluster.reason;
@@ -44,15 +38,13 @@ async function startResources(): Promise<RunResources> {
 
     // The stand-in for Supabase's transaction pooler, for the suites the `pooler` project runs through it.
     const pooler = pgbouncerAvailable() ? await startPgBouncer(server.port) : undefined;
-    return {
-      adminUrl: server.url,
-      poolerPort: pooler?.port ?? 0,
-      pgliteTemplate: template.value.dir,
-      async stop() {
-        await pooler?.stop();
-        await server.stop();
-        template.value.remove();
-      },
+    project.provide("pgAdminUrl", server.url);
+    project.provide("pgPoolerPort", pooler?.port ?? 0);
+    project.provide("pgliteTemplate", template.value.dir);
+    return async () => {
+      await pooler?.stop();
+      await server.stop();
+      template.value.remove();
     };
   } catch (error) {
     // What did start stops here: a failed setup leaves no cluster running.
@@ -60,29 +52,4 @@ async function startResources(): Promise<RunResources> {
     if (template.status === "fulfilled") template.value.remove();
     throw error;
   }
-}
-
-/**
- * Both vitest projects run this setup; the first starts the run's resources and both share them
- * (the `pooler` project reaches the same cluster through PgBouncer), stopped after the last
- * teardown. Each project starting its own cost a second initdb, migration and PGlite template:
- * ~10 s of CPU a run. Held on `globalThis`, as each project may load this module anew.
- */
-const SHARED = Symbol.for("cadence.test.run-resources");
-type Shared = { resources: Promise<RunResources>; users: number };
-
-export default async function setup(project: TestProject) {
-  const holder = globalThis as { [SHARED]?: Shared };
-  const shared = (holder[SHARED] ??= { resources: startResources(), users: 0 });
-  shared.users += 1;
-  const resources = await shared.resources;
-  project.provide("pgAdminUrl", resources.adminUrl);
-  project.provide("pgPoolerPort", resources.poolerPort);
-  project.provide("pgliteTemplate", resources.pgliteTemplate);
-  return async () => {
-    shared.users -= 1;
-    if (shared.users > 0) return;
-    delete holder[SHARED];
-    await resources.stop();
-  };
 }
