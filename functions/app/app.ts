@@ -9,7 +9,7 @@ import { headContentLength } from "./http/head-content-length.ts";
 import { serveOpenApiDocument } from "./http/openapi-document.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
-import { redact } from "./log.ts";
+import { errorMessage, redact } from "./log.ts";
 import { onboardingRoutes } from "./onboarding/routes.ts";
 import { proclamationRoutes } from "./proclamations/routes.ts";
 import { scheduleRoutes } from "./schedule/routes.ts";
@@ -54,7 +54,11 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     return failureResponse("method_not_allowed", { allow: [...methods, "OPTIONS"].join(", ") });
   });
   app.onError((error, c) => {
-    if (error instanceof Failure) return failureResponse(error.code, error.headers);
+    if (error instanceof Failure) {
+      // A client that gave up mid-body is the client's doing: a line for the operator, not an error.
+      if (error.code === "body_incomplete") deps.log("info", "request_abandoned", { method: c.req.method, path: redact(c.req.path) });
+      return failureResponse(error.code, error.headers);
+    }
     // Logged once per outage where it is detected (db/availability.ts), never per request.
     if (isUnavailable(error)) {
       return failureResponse("service_unavailable", { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
@@ -65,7 +69,7 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
       method: c.req.method,
       // The path of PUT .../licenses/{key}/system-name is the key itself, that route's only credential.
       path: redact(c.req.path),
-      error: redact(error instanceof Error ? `${error.name}: ${error.message}` : String(error)),
+      error: redact(error instanceof Error ? `${error.name}: ${error.message}` : errorMessage(error)),
     });
     return Response.json({ message: "internal error", requestId }, { status: 500 });
   });

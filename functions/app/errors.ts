@@ -13,6 +13,8 @@ export const failures = {
   service_unavailable: [503, { message: "service temporarily unavailable" }],
   body_too_large: [413, { message: "request body must not exceed 64 KiB" }],
   body_timeout: [408, { message: "request body was not received in time" }],
+  // The client closed its connection mid-body: nobody reads this answer, and it is no server error.
+  body_incomplete: [400, { message: "request body ended before it was complete" }],
   // Catalogue and schedule pairing (4.2, 4.4).
   not_authorized: [400, { message: "not-authorized" }],
   key_not_yours: [400, { message: "this key doesn't appear to belong to you" }],

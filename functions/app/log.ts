@@ -12,9 +12,27 @@ export const consoleLogger: Logger = (level, event, fields = {}) => {
   else console.log(line);
 };
 
-/** An error's message, for a log line or a stored failure reason. */
+/**
+ * An error's message, for a log line or a stored failure reason. Not every thrower throws an
+ * Error (PGlite and drivers may reject with plain objects): their `message`, else their JSON,
+ * never `[object Object]`.
+ *
+ * @example
+ * errorMessage({ message: "connection reset" }); // "connection reset"
+ */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === "object" && error !== null) {
+    const message = (error as { message?: unknown }).message;
+    if (typeof message === "string" && message !== "") return message;
+    try {
+      return JSON.stringify(error) ?? String(error);
+    } catch {
+      // A cyclic or BigInt-holding object: its constructor's name is all that can be said.
+      return `${error.constructor?.name ?? "Object"} (not serialisable)`;
+    }
+  }
+  return String(error);
 }
 
 /** Shows the first block of a license key only: enough to correlate, useless to an attacker. */

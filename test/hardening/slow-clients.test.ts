@@ -1,5 +1,5 @@
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BODY_DEADLINE_MS } from "../../functions/app/http/body.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
@@ -85,6 +85,19 @@ describe("POST /api/v2/license and POST /api/v2/automations/create/account again
       expect(response.status).toBe(408);
       expect(JSON.parse(response.body)).toEqual({ message: "request body was not received in time" });
     }, 40_000);
+  }
+
+  for (const path of ["/api/v2/license", "/api/v2/automations/create/account"]) {
+    it(`logs a client that closes its connection mid-body on ${path} at info, never as an error`, async () => {
+      const { hostname, port } = new URL(server.url);
+      const socket = connect(Number(port), hostname);
+      await new Promise<void>((resolve) => socket.on("connect", resolve));
+      socket.end(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Forwarded-For: 192.0.2.${150 + path.length}\r\nContent-Length: 100\r\n\r\n{"license`);
+      socket.on("error", () => {});
+      const line = new RegExp(`"level":"info","event":"request_abandoned","method":"POST","path":"${path}"`);
+      await vi.waitFor(() => expect(server.logs()).toMatch(line), { timeout: 20_000, interval: 50 });
+      expect(server.logs()).not.toMatch(/"level":"error"/);
+    });
   }
 
   it.concurrent("keeps answering other clients while twenty slow clients hold their connections open", async () => {

@@ -7,7 +7,8 @@ export const BODY_DEADLINE_MS = 10_000;
 
 /**
  * Reads a request body, refusing it (413) as soon as it passes `limit` bytes, whatever
- * Content-Length claims, so a chunked or lying client is cut off instead of buffered whole.
+ * Content-Length claims, so a chunked or lying client is cut off instead of buffered whole; a
+ * client that closes its connection mid-body is `body_incomplete`, a client's doing, not an error.
  *
  * @example
  * const bytes = await readBody(request);
@@ -34,7 +35,8 @@ export async function readBody(request: Request, limit = BODY_LIMIT_BYTES, deadl
     }
   } catch (error) {
     reader.cancel().catch(() => {});
-    throw error;
+    // Anything but our own refusals is the stream failing: the client gave up before sending it all.
+    throw error instanceof Failure ? error : new Failure("body_incomplete");
   } finally {
     clearTimeout(timer);
   }
