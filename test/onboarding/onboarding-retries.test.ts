@@ -359,6 +359,33 @@ describe("the scheduled run (scheduled-pass.ts) and expired onboarding ids", () 
   });
 });
 
+describe("POST /api/v2/automations/create/account with one id in both schemes", () => {
+  // Each scheme keys its own records (public.onboarding_idempotency_keys' key is (source, id)): an
+  // id chosen by one sender never answers for the other's requests.
+  it("never replays a webhook-id's answer to an Idempotency-Key of the same id, nor the reverse", async () => {
+    for (const first of ["webhook-id", "idempotency-key"] as const) {
+      const email = newEmail(`namespace-${first}`);
+      const id = `msg_${crypto.randomUUID()}`;
+      const standard = () => request(ONBOARDING_PATH, standardInit({ email }, { nowMs: clock.now(), id }));
+      const contract = () => keyed({ email }, id);
+      const [one, other] = first === "webhook-id" ? [standard, contract] : [contract, standard];
+      expect((await one()).status).toBe(200);
+      const second = await other();
+      expect(second.status).toBe(200);
+      expect(second.headers.get("idempotent-replayed")).toBeNull();
+      expect(await effectsOf(email)).toEqual({ accounts: 1, keys: 2, emails: 2 });
+    }
+  });
+
+  it("never refuses an id as reused with another body because the other scheme used it", async () => {
+    const id = `msg_${crypto.randomUUID()}`;
+    expect((await request(ONBOARDING_PATH, standardInit({ email: newEmail("namespace") }, { nowMs: clock.now(), id }))).status).toBe(200);
+    const other = await keyed({ email: newEmail("namespace") }, id);
+    expect(other.status).toBe(200);
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
 describe("POST /api/v2/automations/create/account on two real entries (Deno) sharing one database", () => {
   const own = scopedDatabase();
   it("creates exactly one account, one key and one e-mail for ten concurrent retries of one id across both", async () => {
