@@ -384,6 +384,39 @@ $$;
 COMMENT ON FUNCTION cadence.check_venue_address() IS 'Trigger: refuses a venue address that overlaps another of the same account, holds more kiosks than the account''s active keys, or (for an account holder) is a range or an address no kiosk of the account called from in the last 24 hours; dates and attributes the change.';
 
 
+--
+-- Name: check_venue_address_account(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.check_venue_address_account() RETURNS trigger
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO ''
+    AS $$
+begin
+  -- The insert and update policies' own helper (cadence.holder_account_id): this refusal and the
+  -- policies decide alike. Definer's rights only to reach that helper, which lives in a schema
+  -- account holders hold no usage on.
+  if pg_catalog.current_setting('role', true) = 'authenticated'
+     and new.account_id is distinct from (select cadence.holder_account_id()) then
+    -- Exactly what Postgres says when a row fails a policy's WITH CHECK: the Data API answers a
+    -- holder with an error's code, message, details and hint (none here), so this refusal cannot be
+    -- told from the policy's.
+    raise exception using
+      errcode = 'insufficient_privilege',
+      message = pg_catalog.format('new row violates row-level security policy for table "%s"', tg_table_name);
+  end if;
+  return new;
+end
+$$;
+
+
+--
+-- Name: FUNCTION check_venue_address_account(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.check_venue_address_account() IS 'Trigger, first on public.venue_addresses: refuses an account holder''s row for an account not theirs with row-level security''s own error, before cadence.check_venue_address reads or locks that account, so no error tells a holder what another account holds.';
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -4595,6 +4628,13 @@ CREATE TRIGGER venue_address_changes AFTER INSERT OR DELETE OR UPDATE ON public.
 
 
 --
+-- Name: venue_addresses venue_address_is_the_callers; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER venue_address_is_the_callers BEFORE INSERT OR UPDATE ON public.venue_addresses FOR EACH ROW EXECUTE FUNCTION cadence.check_venue_address_account();
+
+
+--
 -- Name: venue_addresses venue_address_rules; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -5143,6 +5183,13 @@ REVOKE ALL ON FUNCTION cadence.check_time_zone() FROM PUBLIC;
 --
 
 REVOKE ALL ON FUNCTION cadence.check_venue_address() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION check_venue_address_account(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.check_venue_address_account() FROM PUBLIC;
 
 
 --

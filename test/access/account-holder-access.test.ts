@@ -359,6 +359,19 @@ describe("schedule blocks", () => {
     await expect(read("other", addBlock, [schedule.demoDaily, null, "13:00", "14:00"])).rejects.toMatchObject(violatesPolicy("schedule_blocks"));
   });
 
+  it("never tells the type of another account's schedule: the weekday rule, which runs before the policy, reads schedules as the holder", async () => {
+    // A daily schedule, a weekly one and one that does not exist, each with a weekday and without:
+    // the weekday rule would refuse two of these, naming the type, were it to see them.
+    for (const target of [schedule.demoDaily, schedule.key2Weekly, crypto.randomUUID()]) {
+      for (const weekday of ["monday", null]) {
+        await expect(read("other", addBlock, [target, weekday, "13:00", "14:00"]), `${target} ${weekday}`).rejects.toMatchObject(violatesPolicy("schedule_blocks"));
+      }
+    }
+    await expect(read("demo", addBlock, [schedule.demoDaily, "monday", "13:00", "14:00"])).rejects.toMatchObject({
+      constraint_name: "block_weekday_matches_schedule_type",
+    });
+  });
+
   it("never moves a block to another schedule", async () => {
     await expect(read("demo", "update public.schedule_blocks set schedule_id = $1 where id = $2", [schedule.key2Weekly, block.demoMorning])).rejects.toMatchObject(
       permissionDenied,

@@ -129,6 +129,111 @@ describe("venue addresses: account holders register their own through the Data A
   });
 });
 
+// Issue 49: the rules' trigger runs before row-level security's WITH CHECK, with its owner's rights.
+// A holder's row for another account must meet one refusal, whatever that account holds, or its
+// errors tell that account's networks, active keys and where its kiosks call from.
+describe("venue addresses: no error speaks of another account", () => {
+  /** Row-level security's refusal of a new row, as Postgres words it. */
+  const policyRefusal = { code: "42501", message: 'new row violates row-level security policy for table "venue_addresses"' };
+  /** What a refusal shows: the Data API answers a holder with code, message, details and hint; the constraint too, to be strict. */
+  const shown = (error: postgres.PostgresError) => ({ code: error.code, message: error.message, detail: error.detail, hint: error.hint, constraint_name: error.constraint_name });
+
+  /** `who`'s insert after `setup` ran as staff in the same transaction, all rolled back: "inserted", or the refusal as shown. */
+  const attempt = (who: keyof typeof users, setup: string[], accountId: string, network: string, kiosks: number) =>
+    as("staff", async (tx) => {
+      for (const statement of setup) await tx.unsafe(statement);
+      await tx.unsafe("set local role authenticated");
+      await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: users[who], role: "authenticated" })}, true)`;
+      return tx.unsafe("insert into public.venue_addresses (account_id, network, kiosks) values ($1, $2, $3)", [accountId, network, kiosks])
+        .then(() => "inserted", shown);
+    });
+
+  it("never tells whether another account registered an overlapping network; the account's own holder is told", async () => {
+    const holds = { a: [`insert into public.venue_addresses (account_id, network, kiosks) values ('${account.other}', '198.51.100.0/24', 1)`], nothing: [] };
+    for (const [state, setup] of Object.entries(holds)) {
+      expect(await attempt("demo", setup, account.other, seen.other, 1), state).toEqual(policyRefusal);
+    }
+    expect(await attempt("other", holds.a, account.other, seen.other, 1)).toMatchObject({
+      code: "23P01",
+      message: `venue address ${seen.other}/32 overlaps 198.51.100.0/24, already registered to this account: change that registration's kiosks instead`,
+    });
+    expect(await attempt("demo", [], account.demo, seen.demo, 1)).toBe("inserted");
+  });
+
+  it("never tells how many active keys another account has; the account's own holder is told", async () => {
+    const activeKeys = {
+      one: [],
+      none: ["update public.license_keys set active = false where key = 'DEMO-0000-0000-0004'"],
+      two: [`insert into public.license_keys (key, account_id, email) values ('DEMO-0000-0000-0009', '${account.other}', 'other@example.com')`],
+    };
+    for (const [state, setup] of Object.entries(activeKeys)) {
+      for (const kiosks of [1, 2, 3]) expect(await attempt("demo", setup, account.other, seen.other, kiosks), `${state}, ${kiosks}`).toEqual(policyRefusal);
+    }
+    expect(await attempt("other", activeKeys.one, account.other, seen.other, 2)).toMatchObject({
+      code: "23514",
+      message: expect.stringMatching(/^venue addresses of this account would hold 2 kiosks, but it has 1 active license keys/),
+    });
+    expect(await attempt("other", activeKeys.two, account.other, seen.other, 2)).toBe("inserted");
+  });
+
+  it("never tells where another account's kiosks called from in the last 24 hours; the account's own holder is told", async () => {
+    const calledFrom = {
+      now: [],
+      "25 hours ago": ["update public.kiosk_sightings set last_seen_at = now() - interval '25 hours' where license_key = 'DEMO-0000-0000-0004'"],
+      never: ["delete from public.kiosk_sightings where license_key = 'DEMO-0000-0000-0004'"],
+    };
+    for (const [state, setup] of Object.entries(calledFrom)) {
+      for (const network of [seen.other, "192.0.2.7"]) expect(await attempt("demo", setup, account.other, network, 1), `${state}, ${network}`).toEqual(policyRefusal);
+    }
+    expect(await attempt("other", calledFrom["25 hours ago"], account.other, seen.other, 1)).toMatchObject({
+      code: "23514",
+      constraint_name: "venue_address_was_seen_from_the_account",
+    });
+    expect(await attempt("other", calledFrom.now, account.other, seen.other, 1)).toBe("inserted");
+  });
+
+  it("refuses before anything reads or locks that account: one that does not exist, or whose row staff hold, meets the same refusal at once", async () => {
+    expect(await attempt("demo", [], crypto.randomUUID(), seen.demo, 1)).toEqual(policyRefusal);
+    const staff = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      await staff.begin(async (held) => {
+        await held`select from public.accounts where id = ${account.other} for update`;
+        // Were the rules' lock on the account's row taken first, this would wait and end in lock_not_available.
+        expect(await attempt("demo", ["set local lock_timeout = '2s'"], account.other, seen.other, 1)).toEqual(policyRefusal);
+        // The account's own holder does wait for it: the rules serialise an account's registrations.
+        expect(await attempt("other", ["set local lock_timeout = '100ms'"], account.other, seen.other, 1)).toMatchObject({ code: "55P03" });
+      });
+    } finally {
+      await staff.end();
+    }
+  });
+
+  it("an update never reaches another account's rows, nor moves a row there, whatever the grants", async () => {
+    await register("staff", account.other, `${seen.other}/32`, 1, { commit: true });
+    try {
+      // Values every rule would refuse: no rule runs, the row is not the holder's to see.
+      expect(await as("demo", (tx) => tx.unsafe("update public.venue_addresses set kiosks = 50, network = '192.0.2.0/24' returning id"))).toHaveLength(0);
+      await register("demo", account.demo, seen.demo, 1, { commit: true });
+      for (const target of [account.other, crypto.randomUUID()]) {
+        await expect(as("demo", (tx) => tx.unsafe("update public.venue_addresses set account_id = $1", [target]))).rejects.toMatchObject({
+          code: "42501",
+          message: "permission denied for table venue_addresses",
+        });
+        // Were account_id granted by mistake, the move would still meet the policy's refusal first.
+        const moved = await as("staff", async (tx) => {
+          await tx.unsafe("grant update (account_id) on public.venue_addresses to authenticated");
+          await tx.unsafe("set local role authenticated");
+          await tx`select set_config('request.jwt.claims', ${JSON.stringify({ sub: users.demo, role: "authenticated" })}, true)`;
+          return tx.unsafe("update public.venue_addresses set account_id = $1, kiosks = 50", [target]).then(() => "moved", shown);
+        });
+        expect(moved, target).toEqual(policyRefusal);
+      }
+    } finally {
+      await sql`delete from public.venue_addresses`;
+    }
+  });
+});
+
 describe("venue addresses: entries refused, with a message that says why", () => {
   it("refuses /0 and any range wider than an IPv4 /24 or an IPv6 /48", async () => {
     for (const network of ["0.0.0.0/0", "203.0.112.0/23", "::/0", "2001:db8::/47"]) {
