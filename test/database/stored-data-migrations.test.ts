@@ -2,63 +2,79 @@ import { readdirSync, readFileSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 
-// The migrations that tightened stored-data rules (issue 39: venues, time zones, system names), on a
-// deployment holding data they no longer accept: each keeps or repairs what is stored, and reports
-// it. Applied file by file as `supabase db push` does, on a database holding every migration before
-// them and the seed.
+// The migrations that tightened stored-data rules (issue 39: venues, time zones, system names; issue
+// 49: system names without blanks), on a deployment holding data they no longer accept: each keeps
+// or repairs what is stored, and reports it. Applied file by file as `supabase db push` does, on a
+// database holding every migration before them and the seed.
 
 const root = new URL("../../", import.meta.url);
 const migrations = new URL("supabase/migrations/", root);
-const FIRST_NEW = "20261126000300";
-const LAST_NEW = "20261126000399";
 const files = readdirSync(migrations).filter((file) => file.endsWith(".sql")).sort();
-const before = files.filter((file) => file < FIRST_NEW);
-const ours = files.filter((file) => file >= FIRST_NEW && file <= `${LAST_NEW}~`);
 const account = { demo: "a0000000-0000-4000-8000-000000000001", other: "a0000000-0000-4000-8000-000000000002" } as const;
 
-let sql: postgres.Sql;
-let adminUrl: string;
-const notices: { severity: string; message: string }[] = [];
-const name = `issue39_${process.pid}_${Date.now()}`;
+type Notice = { severity: string; message: string };
 
-beforeAll(async () => {
-  adminUrl = inject("pgAdminUrl");
+/**
+ * A database of its own with every migration before `first` and the seed, then what `store` writes
+ * (data the rules of then let in), then the migrations from `first` to `last`: `notices` holds what
+ * those raised.
+ */
+async function migrated(label: string, first: string, last: string, store: (sql: postgres.Sql) => Promise<unknown>) {
+  const adminUrl = inject("pgAdminUrl");
+  const name = `${label}_${process.pid}_${Date.now()}`;
+  const notices: Notice[] = [];
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${name}`);
   await admin.end();
-  sql = postgres(adminUrl.replace(/\/postgres$/, `/${name}`), {
+  const sql = postgres(adminUrl.replace(/\/postgres$/, `/${name}`), {
     max: 1,
     onnotice: (notice) => notices.push({ severity: notice.severity as string, message: notice.message as string }),
   });
+  const apply = async (file: string) => sql.begin((tx) => tx.unsafe(readFileSync(new URL(file, migrations), "utf8")));
   await sql.unsafe(readFileSync(new URL("sql/supabase-shim.sql", root), "utf8"));
-  for (const file of before) await sql.begin((tx) => tx.unsafe(readFileSync(new URL(file, migrations), "utf8")));
+  for (const file of files.filter((file) => file < first)) await apply(file);
   await sql.unsafe(readFileSync(new URL("supabase/seed.sql", root), "utf8"));
-  // What the rules before these migrations let in.
-  await sql`update public.license_keys set time_zone = 'localtime' where key = 'DEMO-0000-0000-0001'`;
-  await sql`update public.license_keys set time_zone = 'posix/Europe/Berlin' where key = 'DEMO-0000-0000-0002'`;
-  await sql`update public.license_keys set time_zone = 'posix/America/New_York' where key = 'DEMO-0000-0000-0003'`;
-  await sql`update public.license_keys set time_zone = 'Asia/Tokyo' where key = 'DEMO-0000-0000-0005'`;
-  await sql`update public.accounts set time_zone = 'Factory' where id = ${account.demo}`;
-  await sql`update public.accounts set time_zone = 'posix/Asia/Kolkata' where id = ${account.other}`;
-  await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.other}, '2001:db8:5a::/48', 1), (${account.demo}, '203.0.113.7/32', 1)`;
-  // As an account holder registered it (the trigger keeps created_by, so it is set with triggers off).
-  await sql.begin(async (tx) => {
-    await tx`set local session_replication_role = replica`;
-    await tx`update public.venue_addresses set created_by = 'account holder e0000000-0000-4000-8000-000000000002' where account_id = ${account.other}`;
-  });
-  await sql`update public.license_keys set system_name = ${"\u3164"} where key = 'DEMO-0000-0000-0001'`;
-  await sql`update public.license_keys set system_name = ${"Hall\u0001"} where key = 'DEMO-0000-0000-0004'`;
-  await sql`update public.license_keys set system_name = 'Lobby' where key = 'DEMO-0000-0000-0002'`;
+  await store(sql);
   notices.length = 0;
-  for (const file of ours) await sql.begin((tx) => tx.unsafe(readFileSync(new URL(file, migrations), "utf8")));
+  for (const file of files.filter((file) => file >= first && file <= `${last}~`)) await apply(file);
+  return {
+    sql,
+    notices,
+    async drop() {
+      await sql.end();
+      const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+let sql: postgres.Sql;
+let notices: Notice[];
+let dropIssue39: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ sql, notices, drop: dropIssue39 } = await migrated("issue39", "20261126000300", "20261126000399", async (sql) => {
+    // What the rules before these migrations let in.
+    await sql`update public.license_keys set time_zone = 'localtime' where key = 'DEMO-0000-0000-0001'`;
+    await sql`update public.license_keys set time_zone = 'posix/Europe/Berlin' where key = 'DEMO-0000-0000-0002'`;
+    await sql`update public.license_keys set time_zone = 'posix/America/New_York' where key = 'DEMO-0000-0000-0003'`;
+    await sql`update public.license_keys set time_zone = 'Asia/Tokyo' where key = 'DEMO-0000-0000-0005'`;
+    await sql`update public.accounts set time_zone = 'Factory' where id = ${account.demo}`;
+    await sql`update public.accounts set time_zone = 'posix/Asia/Kolkata' where id = ${account.other}`;
+    await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.other}, '2001:db8:5a::/48', 1), (${account.demo}, '203.0.113.7/32', 1)`;
+    // As an account holder registered it (the trigger keeps created_by, so it is set with triggers off).
+    await sql.begin(async (tx) => {
+      await tx`set local session_replication_role = replica`;
+      await tx`update public.venue_addresses set created_by = 'account holder e0000000-0000-4000-8000-000000000002' where account_id = ${account.other}`;
+    });
+    await sql`update public.license_keys set system_name = ${"\u3164"} where key = 'DEMO-0000-0000-0001'`;
+    await sql`update public.license_keys set system_name = ${"Hall\u0001"} where key = 'DEMO-0000-0000-0004'`;
+    await sql`update public.license_keys set system_name = 'Lobby' where key = 'DEMO-0000-0000-0002'`;
+  }));
 });
 
-afterAll(async () => {
-  await sql?.end();
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-});
+afterAll(() => dropIssue39?.());
 
 describe("time zones: stored values that are no IANA zone are repaired, each change reported", () => {
   it("posix/X becomes X; localtime and Factory become the account's zone on a key, UTC on an account; IANA names stay", async () => {
@@ -109,5 +125,70 @@ describe("system names: names stored before that show nothing are kept and repor
   it("lets their rows change otherwise, and refuses them as new names", async () => {
     await sql`update public.license_keys set active = active where key = 'DEMO-0000-0000-0001'`;
     await expect(sql`update public.license_keys set system_name = ${"\u2800"} where key = 'DEMO-0000-0000-0002'`).rejects.toMatchObject({ constraint_name: "system_name_is_normalised" });
+  });
+});
+
+describe("system names without blanks: names stored before that render as another name, or as nothing, are kept and reported", () => {
+  let look: Awaited<ReturnType<typeof migrated>>;
+  /** What each key held, written through the API's function under the rules before 20261127000200. */
+  const stored: Record<string, string> = {
+    "LOOK-0000-0000-0001": "Lobby",
+    "LOOK-0000-0000-0002": "\u115fLobby",
+    "LOOK-0000-0000-0003": "\u2800Lobby",
+    // Unlinked, with the demo account's e-mail: the same account by the pairing rule.
+    "LOOK-0000-0000-0004": "Lobby\u3164",
+    "LOOK-0000-0000-0005": "\u{1d159}",
+    "LOOK-0000-0000-0006": "Hall\u2028Bar",
+    "LOOK-0000-0000-0007": "Desk\ufe0f",
+    "LOOK-0000-0000-0008": "Lobby",
+  };
+
+  beforeAll(async () => {
+    look = await migrated("issue49", "20261127000200", "20261127000299", async (sql) => {
+      await sql`insert into public.license_keys (key, account_id, email) values
+        ('LOOK-0000-0000-0001', ${account.demo}, 'demo@example.com'), ('LOOK-0000-0000-0002', ${account.demo}, 'demo@example.com'),
+        ('LOOK-0000-0000-0003', ${account.demo}, 'demo@example.com'), ('LOOK-0000-0000-0004', null, 'Demo@Example.com'),
+        ('LOOK-0000-0000-0005', ${account.demo}, 'demo@example.com'), ('LOOK-0000-0000-0009', ${account.demo}, 'demo@example.com'),
+        ('LOOK-0000-0000-0006', ${account.other}, 'other@example.com'), ('LOOK-0000-0000-0007', ${account.other}, 'other@example.com'),
+        ('LOOK-0000-0000-0008', ${account.other}, 'other@example.com'), ('LOOK-0000-0000-0010', ${account.other}, 'other@example.com')`;
+      const outcomes = await sql`select outcome from cadence.set_system_names(${Object.keys(stored)}::text[], ${Object.values(stored)}::text[]) order by n`;
+      expect(outcomes.map((row) => row.outcome)).toEqual(Object.keys(stored).map(() => "ok"));
+    });
+  });
+  afterAll(() => look?.drop());
+
+  it("keeps every name as it was", async () => {
+    const rows = await look.sql`select key, system_name from public.license_keys where key like 'LOOK-%' and system_name is not null order by key`;
+    expect(Object.fromEntries(rows.map((row) => [row.key, row.system_name]))).toEqual(stored);
+  });
+
+  it("warns of names that show nothing and of names that are one name, naming their keys, and notes the other names not in the form", () => {
+    const messages = look.notices.filter((notice) => notice.message.startsWith("system names")).map((notice) => [notice.severity, notice.message]);
+    expect(messages).toEqual([
+      ["WARNING", "system names that show nothing once blank characters are removed, or hold a line or paragraph separator (kept as they are; staff review them): 2 keys: LOOK-0000-0000-0005, LOOK-0000-0000-0006"],
+      ["WARNING", "system names that are one name once blank characters are removed, each group in one account (kept as they are; staff rename all but one of each group): 1 groups: LOOK-0000-0000-0001, LOOK-0000-0000-0002, LOOK-0000-0000-0003, LOOK-0000-0000-0004"],
+      ["NOTICE", "system names holding a character the form now removes (kept as they are; each still blocks its look-alikes): 1 keys: LOOK-0000-0000-0007"],
+    ]);
+  });
+
+  it("rebuilds the index of names in their form, so a name stored before blocks its look-alike through it", async () => {
+    const outcomes = await look.sql.begin(async (tx) => {
+      // A few rows are read whole otherwise; the check must find the forms in the index.
+      await tx`set local enable_seqscan = off`;
+      const plan = await tx`explain select key from public.license_keys
+        where coalesce(account_id::text, lower(email)) = ${account.other} and lower(cadence.system_name_form(system_name)) = 'desk' and system_name is not null`;
+      expect(plan.map((row) => row["QUERY PLAN"]).join("\n")).toContain("system_names_in_form_per_account");
+      return tx`select outcome from cadence.set_system_names(array['LOOK-0000-0000-0010', 'LOOK-0000-0000-0009'], array['DESK', 'lobby']) order by n`;
+    });
+    expect(outcomes.map((row) => row.outcome)).toEqual(["taken", "taken"]);
+  });
+
+  it("lets their rows change otherwise, answers a look-alike taken, stores a name in its form when its look is free, and refuses a name with a blank", async () => {
+    await look.sql`update public.license_keys set active = active where key like 'LOOK-%'`;
+    const outcomes = await look.sql`select outcome from cadence.set_system_names(array['LOOK-0000-0000-0002', 'LOOK-0000-0000-0007'], array['Lobby', 'Desk']) order by n`;
+    expect(outcomes.map((row) => row.outcome)).toEqual(["taken", "ok"]);
+    const [desk] = await look.sql`select system_name from public.license_keys where key = 'LOOK-0000-0000-0007'`;
+    expect(desk.system_name).toBe("Desk");
+    await expect(look.sql`update public.license_keys set system_name = ${"\u3164Hall"} where key = 'LOOK-0000-0000-0009'`).rejects.toMatchObject({ constraint_name: "system_name_is_normalised" });
   });
 });
