@@ -43,6 +43,7 @@ if (onEdgeRuntime()) {
   );
   const server = await listenOn(config.PORT, "PORT", () =>
     serveSelfHosted({
+      hostname: config.HOST,
       port: config.PORT,
       handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
       log: consoleLogger,
@@ -50,6 +51,7 @@ if (onEdgeRuntime()) {
   ).catch(exitOnOperatorError);
   consoleLogger("info", "listening", {
     port: server.port,
+    host: server.hostname,
     ...runtime.describe,
     fileDescriptorLimit: config.FILE_DESCRIPTOR_LIMIT ?? "unknown",
   });

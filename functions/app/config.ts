@@ -1,6 +1,8 @@
 import * as z from "zod";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
 import { ClientIpHeader, DEFAULT_IPV6_PREFIX } from "./http/client-ip.ts";
+import { TrustedProxies } from "./http/trusted-proxies.ts";
+import { canonicalIp } from "./ip-address.ts";
 
 /** How often an instance writes the kiosk sightings it holds (kiosk/sightings.ts): one statement at most this often. */
 export const SIGHTINGS_FLUSH_MS = 5_000;
@@ -37,6 +39,19 @@ function isBase64OfBytes(text: string, min: number, max: number): boolean {
 export const configSchema = z
   .object({
     PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).default(8000),
+    /**
+     * The address the server listens on: loopback unless told, so only what runs on this machine
+     * (the shipped HAProxy, a developer's browser) reaches the port. An IP address, never a name: a
+     * name would resolve to whatever interface it points at (tcsh exports HOST as the machine's name).
+     * `npm run start:workers` hands it to `deno serve --host` itself; deno serve runs the workers'
+     * module before it binds, so a bad value still stops that start here, naming HOST.
+     */
+    HOST: z
+      .string()
+      .refine((host) => canonicalIp(host) !== undefined, {
+        message: "must be an IP address to listen on: 127.0.0.1 (the default) or ::1 for this machine only, 0.0.0.0 or :: for every interface",
+      })
+      .default("127.0.0.1"),
     DATA_DIR: z.string().min(1).default(".data"),
     /**
      * With PGlite: the loopback port where psql reaches the embedded database (0 picks a free one);
@@ -88,6 +103,12 @@ export const configSchema = z
     TRUST_PROXY: flag.default(false),
     /** The header a trusted proxy names the client in (http/client-ip.ts); unset: TRUST_PROXY decides. */
     CLIENT_IP_HEADER: ClientIpHeader.optional(),
+    /**
+     * The socket peers whose client-IP header is believed (http/trusted-proxies.ts); from any other
+     * peer, the peer is the client. Unset: loopback (DEFAULT_TRUSTED_PROXIES), where the shipped
+     * HAProxy runs. Optional here so that a value given on the Edge Runtime can be named as ignored.
+     */
+    TRUSTED_PROXIES: TrustedProxies.optional(),
     /**
      * The prefix length an IPv6 client is rate limited by (http/client-ip.ts): 64 by default, as an
      * end site holds a /64 and would otherwise have 2^64 buckets; 48 or 56 where providers hand each

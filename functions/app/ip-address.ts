@@ -130,9 +130,17 @@ export function ipv6(text: string): bigint | null {
   return groups ? groups.reduce((bits, group) => (bits << 16n) | BigInt(group), 0n) : null;
 }
 
-/** A network as Postgres writes a cidr (`203.0.113.0/28`, `2001:db8::/48`), or null if it is neither. */
+/** A prefix length as written after the slash: one to three decimal digits, nothing else (`Number` reads "" as 0). */
+const PREFIX_LENGTH = /^[0-9]{1,3}$/;
+
+/**
+ * A network as Postgres writes a cidr (`203.0.113.0/28`, `2001:db8::/48`; an address alone is a
+ * host), or null if it is neither. Strict, as an operator's setting (TRUSTED_PROXIES) passes here
+ * too: `10.0.0.1/` is not a /0.
+ */
 export function parseNetwork(text: string): { family: 4 | 6; bits: number | bigint; length: number; address: string; host: boolean } | null {
-  const [address, lengthText] = text.split("/");
+  const [address, lengthText, ...rest] = text.split("/");
+  if (rest.length > 0 || (lengthText !== undefined && !PREFIX_LENGTH.test(lengthText))) return null;
   const v4 = ipv4(address);
   if (v4 !== null) {
     const length = lengthText === undefined ? 32 : Number(lengthText);

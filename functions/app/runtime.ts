@@ -8,8 +8,8 @@ import { migrate } from "./db/migrate.ts";
 import { openPostgres } from "./db/postgres.ts";
 import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
-import { edgeRuntimeKeepAlive } from "./edge-runtime.ts";
-import { clientIpSource } from "./http/client-ip.ts";
+import { edgeRuntimeKeepAlive, onEdgeRuntime } from "./edge-runtime.ts";
+import { clientIpSource, describeClientIp, everyAddressWarning } from "./http/client-ip.ts";
 import { listenOn } from "./http/port-in-use.ts";
 import { importOptional } from "./import-optional.ts";
 import { kioskSightings } from "./kiosk/sightings.ts";
@@ -55,14 +55,20 @@ async function openStaffSqlPort(config: Config, log: Logger) {
  *   `CF-Connecting-IP` unless `CLIENT_IP_HEADER` says otherwise (http/client-ip.ts).
  * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`, which staff reach with
  *   psql on `SQL_PORT` (loopback only).
+ * Off the Edge Runtime a client-IP header is believed only from `TRUSTED_PROXIES`; a list that
+ * holds every address is named at start in one warning line (http/client-ip.ts).
  * A Postgres gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
  * layer that fails fast while it is down; PGlite runs in this process and cannot be down.
  * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
  * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
 export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
-  for (const override of settingOverrides(config)) log("warn", "setting_overridden", { ...override });
+  const edgeRuntime = onEdgeRuntime();
+  for (const override of settingOverrides(config, { edgeRuntime })) log("warn", "setting_overridden", { ...override });
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
+  const ipSource = clientIpSource(config, { onSupabase, edgeRuntime });
+  const everyAddress = everyAddressWarning(ipSource);
+  if (everyAddress) log("warn", "client_ip_header_from_every_address", everyAddress);
   let db: Database;
   let database: string;
   let embedded: EmbeddedDatabase | undefined;
@@ -109,7 +115,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     now,
     catalogueTtlMs: config.CATALOGUE_TTL_MS,
     databaseDeadlineMs: deadlineMs,
-    clientIpSource: clientIpSource(config, onSupabase),
+    clientIpSource: ipSource,
     ipv6PrefixLength: config.IPV6_RATE_LIMIT_PREFIX,
     mailer: mailerFromConfig(config),
     signingSecret: config.SIGNING_SECRET,
@@ -137,7 +143,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   const sweeper = onSupabase ? undefined : setInterval(() => sweepOutbox(deps), OUTBOX_SWEEP_MS);
   return {
     deps,
-    describe: { database, ...(sqlPort && { sql: sqlPort.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: deps.clientIpSource ? deps.clientIpSource.name : "socket peer", ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
+    describe: { database, ...(sqlPort && { sql: sqlPort.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: describeClientIp(ipSource), ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
     async close() {
       clearInterval(sweeper);
       venues.close();

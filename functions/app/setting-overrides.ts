@@ -14,13 +14,21 @@ export interface SettingOverride {
  * Every setting the operator gave that another one overrides, so none is ignored without a word
  * (issue 39: with `SUPABASE_DB_URL`, `TRUST_PROXY=true` lost to the Supabase default of
  * `CLIENT_IP_HEADER`, and every local client shared one rate-limit bucket). Only what the operator
- * gave counts: a setting with a default of its own is not in this list.
+ * gave counts: a setting with a default of its own is not in this list. `edgeRuntime`: the process
+ * is a worker of Supabase's Edge Runtime, which no variable says.
  *
  * @example
- * for (const override of settingOverrides(config)) log("warn", "setting_overridden", { ...override });
+ * for (const override of settingOverrides(config, { edgeRuntime: onEdgeRuntime() })) log("warn", "setting_overridden", { ...override });
  */
-export function settingOverrides(config: Config): SettingOverride[] {
+export function settingOverrides(config: Config, where: { edgeRuntime: boolean }): SettingOverride[] {
   const overrides: SettingOverride[] = [];
+  if (where.edgeRuntime && config.TRUSTED_PROXIES) {
+    overrides.push({
+      ignored: "TRUSTED_PROXIES",
+      by: "Supabase's Edge Runtime",
+      why: "every request reaches the function through Supabase's gateway, whose address is neither documented nor stable: the client-IP header is believed from it (functions/README.md, Client IP)",
+    });
+  }
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
   if (config.DATABASE_URL && config.SUPABASE_DB_URL) {
     overrides.push({ ignored: "SUPABASE_DB_URL", by: "DATABASE_URL", why: "DATABASE_URL is the database when both are set" });

@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import { Category, ColorPalette, Frequency, Group, Proclamation } from "../app/catalogue/schemas.ts";
 import { type FailureCode, failures } from "../app/errors.ts";
+import { MOST_PROXIES } from "../app/http/client-ip.ts";
 import { generateLicenseKey } from "../app/onboarding/license-key-generator.ts";
 import { ONBOARDING_PATH } from "../app/onboarding/signature.ts";
 import { signOnboardingRequest } from "../app/onboarding/signed-request.ts";
@@ -22,7 +23,7 @@ export class CheckFailed extends Error {
 export interface CheckOptions {
   /** The deployment's base URL, e.g. https://<ref>.supabase.co/functions/v1 */
   baseUrl: string;
-  /** Probe the per-IP limit with forged X-Forwarded-For values (spends this IP's minute of it). */
+  /** Probe the per-IP limit with forged client-IP headers (spends this IP's minute of it). */
   limits: boolean;
   /** Sign one onboarding of `email` with `secret` (creates that account). */
   onboarding?: { secret: string; email: string };
@@ -259,8 +260,20 @@ function protocolChecks(baseUrl: string): Check[] {
   ];
 }
 
-/** Reads of one route, each claiming another client in X-Forwarded-For: 11 must meet the limit of 10. */
+/** Reads of one route, each claiming another client in every client-IP header: 11 must meet the limit of 10. */
 const PROBE_READS = 11;
+
+/**
+ * The headers of a read that claims to come from `forged`, in every header a deployment may read
+ * the client from (CLIENT_IP_HEADER): X-Real-IP, CF-Connecting-IP, and X-Forwarded-For holding it in
+ * every position `x-forwarded-for` or `x-forwarded-for:N` reads, so whichever the deployment uses,
+ * it sees the forged address unless a proxy it trusts wrote that header itself.
+ */
+const forgedClient = (forged: string) => ({
+  "x-real-ip": forged,
+  "cf-connecting-ip": forged,
+  "x-forwarded-for": Array(MOST_PROXIES).fill(forged).join(", "),
+});
 
 /**
  * Whether every read counted in the same bucket: each one's RateLimit-Remaining below the one
@@ -274,22 +287,30 @@ function countedInOneBucket(answers: Answer[]): boolean {
   return rises <= 1;
 }
 
+/**
+ * The limit probe tests what the deployment does, not what it is configured to do: each read forges
+ * another client, so a deployment that believes it counts every read in a fresh bucket, and one
+ * that does not counts them all in this caller's. That shows from outside the trust any setting
+ * gives (TRUST_PROXY, CLIENT_IP_HEADER, TRUSTED_PROXIES holding 0.0.0.0/0), with nothing exposed by
+ * the server for it. Run against the workers' port from a machine that is not a proxy, it shows
+ * whether that port believes strangers.
+ */
 function limitsCheck(baseUrl: string): Check {
   const onSupabase = new URL(baseUrl).hostname.endsWith(".supabase.co");
   const advice = onSupabase
     ? "set CLIENT_IP_HEADER=cf-connecting-ip (supabase secrets set), or x-forwarded-for:1 if Supabase's last proxy appends"
-    : "set CLIENT_IP_HEADER to the header your proxy writes (x-real-ip, cf-connecting-ip), or x-forwarded-for:N behind N proxies that append; with no proxy in front, unset TRUST_PROXY";
+    : "set CLIENT_IP_HEADER to the header your proxy writes (x-real-ip, cf-connecting-ip), or x-forwarded-for:N behind N proxies that append, and TRUSTED_PROXIES to the proxies' addresses only (never 0.0.0.0/0 or ::/0); with no proxy in front, unset TRUST_PROXY. From a proxy's own address (loopback by default) the header is believed by design: run this from another machine";
   return {
-    name: `GET /api/v2/licenses/{key}/schedule ×${PROBE_READS}, each with a forged X-Forwarded-For (per-IP limit)`,
+    name: `GET /api/v2/licenses/{key}/schedule ×${PROBE_READS}, each with a forged client IP (per-IP limit)`,
     async run() {
       const key = absentKey();
       const answers: Answer[] = [];
       for (let i = 0; i < PROBE_READS; i += 1) {
         const forged = `198.18.${i}.${1 + Math.floor(Math.random() * 254)}`;
-        answers.push(await call(baseUrl, `/api/v2/licenses/${key}/schedule`, { headers: { "x-forwarded-for": forged } }));
+        answers.push(await call(baseUrl, `/api/v2/licenses/${key}/schedule`, { headers: forgedClient(forged) }));
       }
       const first429 = answers.findIndex((answer) => answer.status === 429);
-      if (first429 >= 0) return `limits hold: read ${first429 + 1} of ${PROBE_READS} got 429, forged X-Forwarded-For opened no bucket`;
+      if (first429 >= 0) return `limits hold: read ${first429 + 1} of ${PROBE_READS} got 429, forged client IPs opened no bucket`;
       if (answers.every((answer) => !answer.headers.has("ratelimit-limit"))) {
         throw new CheckFailed("no answer carried RateLimit headers: the limiter's store did not answer (kiosk routes fail open); check its URL and token");
       }
@@ -297,7 +318,7 @@ function limitsCheck(baseUrl: string): Check {
       if (limit >= PROBE_READS && countedInOneBucket(answers)) {
         return `limits hold: the ${PROBE_READS} reads counted in one bucket of ${limit} a minute, above the interface's 10: this address is a registered venue (public.venue_addresses), whose allowance the probe cannot exhaust`;
       }
-      throw new CheckFailed(`limits do not hold: ${PROBE_READS} reads with forged X-Forwarded-For all passed, so callers choose their own bucket; ${advice}`);
+      throw new CheckFailed(`limits do not hold: ${PROBE_READS} reads with forged X-Forwarded-For, X-Real-IP and CF-Connecting-IP all passed, so callers choose their own bucket; ${advice}`);
     },
   };
 }

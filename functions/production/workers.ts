@@ -1,5 +1,6 @@
 // The production start (`npm run start:workers`): `deno serve --parallel` runs this module in one
-// worker per core (DENO_JOBS), all on one port, behind the reverse proxy configured beside it.
+// worker per core (DENO_JOBS), all on one port, behind the reverse proxy configured beside it. The
+// script passes HOST (loopback by default) to `deno serve --host`: the port is the proxy's alone.
 import { createApp } from "../app/app.ts";
 import { ConfigError, parseConfig } from "../app/config.ts";
 import { consoleLogger } from "../app/log.ts";
@@ -28,13 +29,15 @@ async function shutdown() {
 Deno.addSignalListener("SIGINT", shutdown);
 Deno.addSignalListener("SIGTERM", shutdown);
 
-// `deno serve` listens on TCP here (--port), so every address is a Deno.NetAddr.
+// `deno serve` listens on TCP here (--host, --port), so every address is a Deno.NetAddr.
 export default {
   fetch: (request, info) => app.fetch(request, { remoteAddr: (info.remoteAddr as Deno.NetAddr).hostname }),
   onListen: (address) =>
     consoleLogger("info", "listening", {
       port: (address as Deno.NetAddr).port,
       workers: config.DENO_JOBS ?? navigator.hardwareConcurrency,
+      // Where deno serve listens in fact (its --host), which the script, not this module, chose.
+      host: (address as Deno.NetAddr).hostname,
       ...runtime.describe,
     }),
 } satisfies Deno.ServeDefaultExport;

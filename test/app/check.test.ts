@@ -103,7 +103,27 @@ describe("npm run check (functions/cli/check.ts) against a running deployment", 
       expect(lines.at(-1)).toBe("18 passed, 1 failed");
       const failed = lines.filter((line) => line.startsWith("FAIL "));
       expect(failed).toHaveLength(1);
-      expect(failed[0]).toMatch(/^FAIL GET \/api\/v2\/licenses\/\{key\}\/schedule ×11, each with a forged X-Forwarded-For .*limits do not hold.*CLIENT_IP_HEADER/);
+      expect(failed[0]).toMatch(/^FAIL GET \/api\/v2\/licenses\/\{key\}\/schedule ×11, each with a forged client IP .*limits do not hold.*CLIENT_IP_HEADER/);
+      expect(code).toBe(1);
+    });
+  });
+
+  // The check runs from 127.0.0.1; the proxy here is 127.0.0.2, so the check is a stranger reaching
+  // the port directly, as the caller of issue 49 was.
+  it("passes the limit probe from a peer that is not a trusted proxy: its forged X-Real-IP is not believed", async () => {
+    await withServer({ ...database.serverEnv, CLIENT_IP_HEADER: "x-real-ip", TRUSTED_PROXIES: "127.0.0.2" }, async (server) => {
+      const { code, stdout } = await runCheck(["--url", server.url, "--limits"]);
+      expect(stdout).toMatch(/PASS GET \/api\/v2\/licenses\/\{key\}\/schedule ×11.*limits hold: read \d+ of 11 got 429, forged client IPs opened no bucket/);
+      expect(code).toBe(0);
+    });
+  });
+
+  it("fails the limit probe of a start whose TRUSTED_PROXIES holds every address, naming TRUSTED_PROXIES, and exits 1", async () => {
+    await withServer({ ...database.serverEnv, CLIENT_IP_HEADER: "x-real-ip", TRUSTED_PROXIES: "127.0.0.2,0.0.0.0/0" }, async (server) => {
+      const { code, stdout } = await runCheck(["--url", server.url, "--limits"]);
+      expect(linesOf(stdout).filter((line) => line.startsWith("FAIL "))).toEqual([
+        expect.stringMatching(/^FAIL GET \/api\/v2\/licenses\/\{key\}\/schedule ×11, each with a forged client IP .*limits do not hold.*TRUSTED_PROXIES/),
+      ]);
       expect(code).toBe(1);
     });
   });

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../functions/app/config.ts";
 
 describe("configuration", () => {
-  it("has defaults for a local start: port 8000, data in .data, console mailer", () => {
+  it("has defaults for a local start: 127.0.0.1 port 8000, data in .data, console mailer", () => {
     const config = parseConfig({});
-    expect(config).toMatchObject({ PORT: 8000, DATA_DIR: ".data", TRUST_PROXY: false, MAILER: "console" });
+    expect(config).toMatchObject({ HOST: "127.0.0.1", PORT: 8000, DATA_DIR: ".data", TRUST_PROXY: false, MAILER: "console" });
     expect(config.DATABASE_URL).toBeUndefined();
   });
 
@@ -79,6 +79,21 @@ describe("configuration", () => {
     expect(parseConfig({ IPV6_RATE_LIMIT_PREFIX: "128" }).IPV6_RATE_LIMIT_PREFIX).toBe(128);
     for (const bad of ["0", "15", "129", "64.5", "/64"]) {
       expect(() => parseConfig({ IPV6_RATE_LIMIT_PREFIX: bad }), bad).toThrow(/IPV6_RATE_LIMIT_PREFIX: must be a prefix length from 16 to 128/);
+    }
+  });
+
+  it("reads HOST as the IP address to listen on, and refuses a name or anything else, naming HOST", () => {
+    for (const host of ["0.0.0.0", "::", "::1", "192.0.2.2"]) expect(parseConfig({ HOST: host }).HOST).toBe(host);
+    for (const bad of ["localhost", "myhost.example.com", "[::1]", "127.0.0.1:8000", "127.1"]) {
+      expect(() => parseConfig({ HOST: bad }), bad).toThrow(/HOST: must be an IP address to listen on/);
+    }
+  });
+
+  it("reads TRUSTED_PROXIES as addresses and networks separated by commas, and names it at the first that is neither", () => {
+    expect(parseConfig({}).TRUSTED_PROXIES).toBeUndefined();
+    expect(parseConfig({ TRUSTED_PROXIES: "10.0.0.0/8, ::1,192.0.2.7" }).TRUSTED_PROXIES?.trusts("10.9.8.7")).toBe(true);
+    for (const bad of ["10.0.0.0/33", "10.0.0.1/", "10.0.0.0/8/8", "10.0.0.0/ 8", "2001:db8::/129", "proxy.example", "10.0.0.1,,::1", "10.0.0.1;10.0.0.2"]) {
+      expect(() => parseConfig({ TRUSTED_PROXIES: bad }), bad).toThrow(/TRUSTED_PROXIES: ".*" is not an IP address or network/);
     }
   });
 

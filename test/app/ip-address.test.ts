@@ -69,11 +69,11 @@ describe("the rate-limit client of an address (rateLimitClient)", () => {
 });
 
 describe("networks (parseNetwork, mask4, mask6)", () => {
-  it("reads a cidr as Postgres writes it, a bare address as its /32 or /128", () => {
+  it("reads a cidr as Postgres writes it, a bare address as its /32 or /128, and no looser prefix length", () => {
     expect(parseNetwork("203.0.113.0/28")).toEqual({ family: 4, bits: 0xcb007100, length: 28, address: "203.0.113.0", host: false });
     expect(parseNetwork("203.0.113.7")).toMatchObject({ family: 4, length: 32, host: true });
     expect(parseNetwork("2001:db8::/48")).toMatchObject({ family: 6, length: 48, host: false });
-    for (const text of ["203.0.113.0/33", "2001:db8::/129", "203.0.113.0/x", "nonsense"]) expect(parseNetwork(text), text).toBeNull();
+    for (const text of ["203.0.113.0/33", "2001:db8::/129", "203.0.113.0/x", "nonsense", "203.0.113.0/", "203.0.113.0/ 8", "203.0.113.0/+8", "203.0.113.0/8/8", "2001:db8::/"]) expect(parseNetwork(text), text).toBeNull();
   });
 
   it("masks an address to the network of its first bits", () => {

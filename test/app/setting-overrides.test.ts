@@ -5,7 +5,8 @@ import { settingOverrides } from "../../functions/app/setting-overrides.ts";
 import { memoryLogger } from "../support/app.ts";
 import { freshDatabase } from "../support/database.ts";
 
-const overridden = (env: Record<string, string>) => settingOverrides(parseConfig(env)).map(({ ignored, by }) => `${ignored} by ${by}`);
+const overridden = (env: Record<string, string>, edgeRuntime = false) =>
+  settingOverrides(parseConfig(env), { edgeRuntime }).map(({ ignored, by }) => `${ignored} by ${by}`);
 
 describe("a setting another one overrides: one warning line at start, naming both", () => {
   it("TRUST_PROXY=true under SUPABASE_DB_URL, where CLIENT_IP_HEADER defaults to cf-connecting-ip", () => {
@@ -18,6 +19,13 @@ describe("a setting another one overrides: one warning line at start, naming bot
   it("SUPABASE_DB_URL beside DATABASE_URL, and REDIS_URL beside Upstash", () => {
     expect(overridden({ DATABASE_URL: "postgres://a.example/db", SUPABASE_DB_URL: "postgres://b.example/db", TRUST_PROXY: "true" })).toEqual(["SUPABASE_DB_URL by DATABASE_URL"]);
     expect(overridden({ REDIS_URL: "redis://r.example", UPSTASH_REDIS_REST_URL: "https://u.example", UPSTASH_REDIS_REST_TOKEN: "t" })).toEqual(["REDIS_URL by UPSTASH_REDIS_REST_URL"]);
+  });
+
+  it("TRUSTED_PROXIES on Supabase's Edge Runtime, where the platform's gateway is every request's peer", () => {
+    const env = { SUPABASE_DB_URL: "postgres://db.example/postgres", TRUSTED_PROXIES: "10.0.0.5" };
+    expect(overridden(env, true)).toEqual(["TRUSTED_PROXIES by Supabase's Edge Runtime"]);
+    // Anywhere else the socket peer is checked against it.
+    expect(overridden(env, false)).toEqual([]);
   });
 
   it("is logged once at start, as a warning, with the reason", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../functions/app/config.ts";
 import { refuseUnshared } from "../../functions/app/shared-by-workers.ts";
-import { freshDatabase, type TestDatabase } from "../support/database.ts";
+import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
 import { startServer } from "../support/server.ts";
 
@@ -37,6 +37,27 @@ describe("workers of npm run start:workers share what they must", () => {
   it("reads DENO_JOBS as a whole number of workers", () => {
     expect(parseConfig({ DENO_JOBS: "4" }).DENO_JOBS).toBe(4);
     expect(() => parseConfig({ DENO_JOBS: "0" })).toThrow("DENO_JOBS: must be a whole number of workers, at least 1");
+  });
+});
+
+describe("npm run start:workers names at start a client-IP header believed from every address", () => {
+  const database = scopedDatabase();
+
+  /** The start-up lines (JSON) of the production start with these variables, one worker. */
+  async function startLines(env: Record<string, string>) {
+    const server = await startServer({ ...database.serverEnv, DENO_JOBS: "1", ...env }, undefined, { startScript: true, script: "start:workers" });
+    await server.stop();
+    return server.logs().split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  it("logs one warning naming TRUSTED_PROXIES when it holds 0.0.0.0/0 or ::/0, and none for the proxies' own addresses", async () => {
+    const warned = await startLines({ CLIENT_IP_HEADER: "x-real-ip", TRUSTED_PROXIES: "10.0.0.5,0.0.0.0/0" });
+    expect(warned.filter((line) => line.event === "client_ip_header_from_every_address")).toEqual([
+      expect.objectContaining({ level: "warn", variable: "TRUSTED_PROXIES", networks: "0.0.0.0/0", why: expect.stringContaining("x-real-ip") }),
+    ]);
+    const quiet = await startLines({ CLIENT_IP_HEADER: "x-real-ip", TRUSTED_PROXIES: "10.0.0.5" });
+    expect(quiet.filter((line) => line.event === "client_ip_header_from_every_address")).toEqual([]);
+    expect(quiet.find((line) => line.event === "listening")).toMatchObject({ clientIp: "x-real-ip from 10.0.0.5" });
   });
 });
 

@@ -2,7 +2,7 @@ import { createApp } from "../../functions/app/app.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { parseConfig } from "../../functions/app/config.ts";
 import type { Deps } from "../../functions/app/deps.ts";
-import { ClientIpHeader } from "../../functions/app/http/client-ip.ts";
+import { clientIpSource } from "../../functions/app/http/client-ip.ts";
 import type { KioskSightings } from "../../functions/app/kiosk/sightings.ts";
 import type { Logger } from "../../functions/app/log.ts";
 import { LimiterUnavailable, type RateLimiter } from "../../functions/app/rate-limit/limiter.ts";
@@ -31,7 +31,8 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
     log: memoryLogger().log,
     now,
     catalogueTtlMs: parseConfig({}).CATALOGUE_TTL_MS,
-    clientIpSource: ClientIpHeader.parse("x-forwarded-for"),
+    // TRUST_PROXY=true off Supabase: X-Forwarded-For's first entry, believed from loopback (testApp's peer).
+    clientIpSource: clientIpSource(parseConfig({ TRUST_PROXY: "true" }), { onSupabase: false, edgeRuntime: false }),
     sightings: unrecorded,
     ...overrides,
   } as Deps;

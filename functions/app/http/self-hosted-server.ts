@@ -11,12 +11,16 @@ import { errorMessage } from "../log.ts";
 export const RELISTEN_INTERVAL_MS = 2_000;
 
 export interface SelfHostedServer {
+  /** The address listened on, as Deno reports it. */
+  hostname: string;
   port: number;
   /** Stops accepting, and resolves once every request under way is answered. */
   shutdown(): Promise<void>;
 }
 
 export interface SelfHostedOptions {
+  /** The address to listen on (`HOST`): loopback keeps the port to this machine. */
+  hostname: string;
   port: number;
   handler: (request: Request, remoteAddr: string) => Response | Promise<Response>;
   log: Logger;
@@ -30,14 +34,14 @@ export interface SelfHostedOptions {
  * floods"). Bounding connections is the reverse proxy's job (functions/production/).
  *
  * @example
- * const server = await serveSelfHosted({ port: 8000, handler: (r, ip) => app.fetch(r, { remoteAddr: ip }), log });
+ * const server = await serveSelfHosted({ hostname: "127.0.0.1", port: 8000, handler: (r, ip) => app.fetch(r, { remoteAddr: ip }), log });
  */
 export async function serveSelfHosted(options: SelfHostedOptions): Promise<SelfHostedServer> {
   const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
   /** Listens on `port` (throws AddrInUse while a listener of ours still holds it). */
-  const serve = (port: number, onListen: (port: number) => void) => {
+  const serve = (port: number, onListen: (address: Deno.NetAddr) => void) => {
     const server = Deno.serve(
-      { port, onListen: ({ port }) => onListen(port) },
+      { hostname: options.hostname, port, onListen },
       (request, info) => options.handler(request, info.remoteAddr.hostname),
     );
     servers.add(server);
@@ -50,7 +54,7 @@ export async function serveSelfHosted(options: SelfHostedOptions): Promise<SelfH
     );
   };
 
-  const port = await new Promise<number>((resolve) => serve(options.port, resolve));
+  const { hostname, port } = await new Promise<Deno.NetAddr>((resolve) => serve(options.port, resolve));
   const relisten = setInterval(() => {
     try {
       serve(port, () => options.log("warn", "listener_reopened", { port }));
@@ -59,6 +63,7 @@ export async function serveSelfHosted(options: SelfHostedOptions): Promise<SelfH
     }
   }, RELISTEN_INTERVAL_MS);
   return {
+    hostname,
     port,
     shutdown: async () => {
       clearInterval(relisten);
