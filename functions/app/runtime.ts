@@ -95,11 +95,11 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     const { lockDataDir } = await importOptional<typeof import("./db/data-dir-lock.ts")>(new URL("./db/data-dir-lock.ts", import.meta.url));
     dataDirLock = lockDataDir(config.DATA_DIR);
     const { openDataDir } = await importOptional<typeof import("./db/embedded-data-dir.ts")>(new URL("./db/embedded-data-dir.ts", import.meta.url));
-    let report;
-    ({ embedded, report } = await openDataDir(config.DATA_DIR));
+    const opened = await openDataDir(config.DATA_DIR);
+    embedded = opened.embedded;
     db = embedded.db;
     database = `pglite (${config.DATA_DIR})`;
-    log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
+    log("info", "database_ready", { database, migrationsApplied: opened.report.applied.length, seeded: opened.report.seeded });
   }
   if (config.DATABASE_URL) {
     // Migrations run on a session of their own: they hold a lock other processes wait for (migrate.ts).

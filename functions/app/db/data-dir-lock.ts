@@ -27,7 +27,7 @@ const openLockable = (path: string) =>
  * another directory and renames it to `dataDir` (embedded-data-dir.ts), which the lock must cover
  * before `dataDir` exists.
  */
-export const lockFileOf = (dataDir: string) => `${resolve(dataDir)}.lock`;
+const lockFileOf = (dataDir: string) => `${resolve(dataDir)}.lock`;
 
 /** The pid the holder wrote in the lock file, or undefined in the instant between its lock and its write. */
 function holderOf(path: string): string | undefined {

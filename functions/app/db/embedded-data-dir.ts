@@ -11,7 +11,7 @@ export interface OpenedDataDir {
 }
 
 /** Where a first start builds the database before it becomes `dataDir`: beside it, on the same file system. */
-export const firstStartDirOf = (dataDir: string) => `${resolve(dataDir)}.first-start`;
+const firstStartDirOf = (dataDir: string) => `${resolve(dataDir)}.first-start`;
 
 /** Whether `dir` holds no database yet: PGlite finds one by its PG_VERSION, as Postgres does. */
 const holdsNoDatabase = (dir: string) => !existsSync(join(dir, "PG_VERSION"));
