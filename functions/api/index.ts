@@ -1,18 +1,12 @@
 // The edge entry: Supabase deploys this file as the function `api`, and `npm start` runs it as is.
 import { createApp } from "../app/app.ts";
-import { ConfigError, parseConfig } from "../app/config.ts";
+import { parseConfig } from "../app/config.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
 import { importOptional } from "../app/import-optional.ts";
-import { listenOn, PortInUseError } from "../app/http/port-in-use.ts";
+import { listenOn } from "../app/http/port-in-use.ts";
 import { consoleLogger } from "../app/log.ts";
+import { exitOnOperatorError } from "../app/operator-error.ts";
 import { openRuntime } from "../app/runtime.ts";
-
-/** A bad variable or a port in use: one line naming what to change, no stack trace. */
-function exitOnOperatorError(error: unknown): never {
-  if (!(error instanceof ConfigError || error instanceof PortInUseError)) throw error;
-  console.error(error.message);
-  Deno.exit(1);
-}
 
 let config;
 try {

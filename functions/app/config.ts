@@ -13,6 +13,19 @@ const flag = z
 
 const optionalUrl = z.url({ message: "must be a URL" }).optional();
 
+/** A URL of one of `schemes`: another scheme (`mysql://`, `http://`) is refused here, not by a driver's stack trace. */
+const urlOf = (...schemes: string[]) =>
+  z
+    .url({
+      protocol: new RegExp(`^(${schemes.join("|")})$`),
+      message: `must be a ${schemes.map((scheme) => `${scheme}://`).join(" or ")} URL`,
+    })
+    .optional();
+const postgresUrl = urlOf("postgres", "postgresql");
+
+/** Supabase's local database port, so `supabase start`'s connection string works as is. */
+export const DEFAULT_SQL_PORT = 54322;
+
 /** A whole number of milliseconds from `min` to `max`. */
 const milliseconds = (min: number, max: number) =>
   z.coerce
@@ -54,13 +67,14 @@ export const configSchema = z
       .default("127.0.0.1"),
     DATA_DIR: z.string().min(1).default(".data"),
     /**
-     * With PGlite: the loopback port where psql reaches the embedded database (0 picks a free one);
-     * 54322 is Supabase's local database port, so `supabase start`'s connection string works as is.
+     * With PGlite: the loopback port where psql reaches the embedded database (0 picks a free one).
+     * Unset: DEFAULT_SQL_PORT, or a free port when another process holds it (runtime.ts); set, a
+     * port in use stops the start, as the operator asked for that one.
      */
-    SQL_PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).default(54322),
-    DATABASE_URL: optionalUrl,
+    SQL_PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).optional(),
+    DATABASE_URL: postgresUrl,
     /** Set by the Supabase platform inside edge functions. */
-    SUPABASE_DB_URL: optionalUrl,
+    SUPABASE_DB_URL: postgresUrl,
     /** The most a request waits on the database (milliseconds) before it is answered without it. */
     DATABASE_DEADLINE_MS: milliseconds(100, 60_000).default(DEFAULT_DEADLINE_MS),
     /** How long the catalogue is served from memory (milliseconds): how soon a catalogue edit reaches kiosks. */
@@ -120,7 +134,7 @@ export const configSchema = z
       .min(16, { message: "must be a prefix length from 16 to 128" })
       .max(128, { message: "must be a prefix length from 16 to 128" })
       .default(DEFAULT_IPV6_PREFIX),
-    REDIS_URL: optionalUrl,
+    REDIS_URL: urlOf("redis", "rediss"),
     UPSTASH_REDIS_REST_URL: optionalUrl,
     UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
     /** Records every check for the Upstash console's rate-limit analytics (more commands per check: README). */

@@ -1,6 +1,8 @@
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
-import type { Config } from "./config.ts";
+import { type Config, DEFAULT_SQL_PORT } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { DataDirLock } from "./db/data-dir-lock.ts";
+import { explainDatabaseUrl } from "./db/database-url-refusal.ts";
 import type { EmbeddedDatabase } from "./db/pglite.ts";
 import { writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
@@ -10,7 +12,7 @@ import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
 import { edgeRuntimeKeepAlive, onEdgeRuntime } from "./edge-runtime.ts";
 import { clientIpSource, describeClientIp, everyAddressWarning } from "./http/client-ip.ts";
-import { listenOn } from "./http/port-in-use.ts";
+import { listenOn, listenPreferring } from "./http/port-in-use.ts";
 import { importOptional } from "./import-optional.ts";
 import { kioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
@@ -43,7 +45,14 @@ async function openStaffSqlPort(config: Config, log: Logger) {
   const { openSqlPort } = await importOptional<typeof import("./db/sql-port.ts")>(new URL("./db/sql-port.ts", import.meta.url));
   // A staff transaction gives the backend back within a quarter of the API's deadline.
   const graceMs = config.DATABASE_DEADLINE_MS / 4;
-  const port = await listenOn(config.SQL_PORT, "SQL_PORT", () => openSqlPort({ port: config.SQL_PORT, graceMs, log }));
+  const open = (port: number) => openSqlPort({ port, graceMs, log });
+  // A port the operator chose is theirs to free; the default is only a convenience, which a second
+  // checkout or a test run beside `npm start` finds taken: it moves, and says where.
+  const chosen = config.SQL_PORT;
+  const port = chosen === undefined
+    ? await listenPreferring(DEFAULT_SQL_PORT, open, (moved) =>
+      log("warn", "sql_port_moved", { port: moved, reason: `${DEFAULT_SQL_PORT} is in use: psql -p ${moved}, or set SQL_PORT to choose the port` }))
+    : await listenOn(chosen, "SQL_PORT", () => open(chosen));
   return { ...port, psql: `psql -h 127.0.0.1 -p ${port.port} -U postgres` };
 }
 
@@ -53,8 +62,9 @@ async function openStaffSqlPort(config: Config, log: Logger) {
  * - `SUPABASE_DB_URL` (inside Supabase Edge Functions): the project's database through its
  *   transaction pooler; migrations are `supabase db push`'s job there, and the client IP is
  *   `CF-Connecting-IP` unless `CLIENT_IP_HEADER` says otherwise (http/client-ip.ts).
- * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`, which staff reach with
- *   psql on `SQL_PORT` (loopback only).
+ * - neither: PGlite in `DATA_DIR`, for this process alone (db/data-dir-lock.ts), migrated and seeded
+ *   like `DATABASE_URL`, a first start whole or not at all (db/embedded-data-dir.ts); staff reach it
+ *   with psql on `SQL_PORT` (loopback only).
  * Off the Edge Runtime a client-IP header is believed only from `TRUSTED_PROXIES`; a list that
  * holds every address is named at start in one warning line (http/client-ip.ts).
  * A Postgres gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
@@ -73,6 +83,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   let database: string;
   let embedded: EmbeddedDatabase | undefined;
   let sqlPort: Awaited<ReturnType<typeof openStaffSqlPort>> | undefined;
+  let dataDirLock: DataDirLock | undefined;
   const deadlineMs = config.DATABASE_DEADLINE_MS;
   // A Postgres pool of 10 connections (5 per instance through Supabase's pooler), of which single
   // writes may hold all but the few kept for the batched kiosk reads (db/write-lane.ts).
@@ -85,17 +96,24 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     db = pooled(config.SUPABASE_DB_URL, 5, true);
     database = "supabase (SUPABASE_DB_URL)";
   } else {
-    // The SQL port first: a port in use stops the start before PGlite's seconds of opening.
+    // The SQL port, then the directory's lock: either refusal stops the start before PGlite's seconds of opening.
     sqlPort = await openStaffSqlPort(config, log);
-    const { openPglite } = await importOptional<typeof import("./db/pglite.ts")>(new URL("./db/pglite.ts", import.meta.url));
-    embedded = await openPglite(config.DATA_DIR);
+    const { lockDataDir } = await importOptional<typeof import("./db/data-dir-lock.ts")>(new URL("./db/data-dir-lock.ts", import.meta.url));
+    dataDirLock = lockDataDir(config.DATA_DIR);
+    const { openDataDir } = await importOptional<typeof import("./db/embedded-data-dir.ts")>(new URL("./db/embedded-data-dir.ts", import.meta.url));
+    const opened = await openDataDir(config.DATA_DIR);
+    embedded = opened.embedded;
     db = embedded.db;
     database = `pglite (${config.DATA_DIR})`;
+    log("info", "database_ready", { database, migrationsApplied: opened.report.applied.length, seeded: opened.report.seeded });
   }
-  if (!onSupabase) {
+  if (config.DATABASE_URL) {
     // Migrations run on a session of their own: they hold a lock other processes wait for (migrate.ts).
-    const session = config.DATABASE_URL ? openPostgres(config.DATABASE_URL, { max: 1, deadlineMs }) : db;
-    const report = await migrate(session, { seed: true }).finally(() => session === db ? undefined : session.close());
+    const url = config.DATABASE_URL;
+    const session = openPostgres(url, { max: 1, deadlineMs });
+    const report = await migrate(session, { seed: true })
+      .catch((error) => Promise.reject(explainDatabaseUrl(error, url)))
+      .finally(() => session.close());
     log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
   }
   // Staff reach the embedded database with psql once it is migrated, as they would on Supabase.
@@ -152,6 +170,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
       await sightings.close();
       await sqlPort?.close();
       await db.close();
+      dataDirLock?.release();
     },
   };
 }

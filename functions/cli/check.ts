@@ -5,7 +5,14 @@
 import { type CommandLine, commandLine } from "./command-line.ts";
 import { CheckFailed, deploymentChecks } from "./deployment-checks.ts";
 
-const usage = "usage: check --url <base url> [--limits] [--secret <signing secret> --email <address>]";
+const usage = [
+  "usage: npm run check -- --url <base url> [--limits] [--secret <signing secret> --email <address>]",
+  "Tests a running deployment from outside, read-only unless asked: one line per check, exit 1 when one fails.",
+  "  --url     the deployment's base URL, e.g. https://<project-ref>.supabase.co/functions/v1 (required)",
+  "  --limits  also probe the per-IP limit with forged X-Forwarded-For (spends this IP's minute of one limit)",
+  "  --secret  the deployment's SIGNING_SECRET, with --email: onboard that e-mail (creates the account)",
+  "  --email   the address --secret onboards",
+].join("\n");
 const cli: CommandLine = commandLine(usage, 2);
 
 const values = cli.flags({

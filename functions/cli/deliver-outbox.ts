@@ -6,6 +6,17 @@ import { ConfigError, parseConfig } from "../app/config.ts";
 import { consoleLogger } from "../app/log.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";
+import { type CommandLine, commandLine } from "./command-line.ts";
+
+const usage = [
+  "usage: npm run outbox:deliver",
+  "One scheduled run, for cron every minute beside a server on Postgres: the offline-alert pass, then",
+  "the queued e-mails that are due. Reads the server's variables: DATABASE_URL (or SUPABASE_DB_URL),",
+  "MAILER and its settings, SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY. Its last line is the run's",
+  'report: {"sent":n,"failed":n,"alerts":{...}}. It takes no options.',
+].join("\n");
+const cli: CommandLine = commandLine(usage, 1);
+cli.flags({});
 
 let outbox;
 try {

@@ -2,8 +2,10 @@
 // worker per core (DENO_JOBS), all on one port, behind the reverse proxy configured beside it. The
 // script passes HOST (loopback by default) to `deno serve --host`: the port is the proxy's alone.
 import { createApp } from "../app/app.ts";
-import { ConfigError, parseConfig } from "../app/config.ts";
+import { parseConfig } from "../app/config.ts";
+import { isAddressInUse, PortInUseError } from "../app/http/port-in-use.ts";
 import { consoleLogger } from "../app/log.ts";
+import { exitOnOperatorError } from "../app/operator-error.ts";
 import { openRuntime } from "../app/runtime.ts";
 import { refuseUnshared } from "../app/shared-by-workers.ts";
 
@@ -13,12 +15,19 @@ try {
   // Deno's own count when DENO_JOBS is unset: one worker per available core.
   refuseUnshared(config, config.DENO_JOBS ?? navigator.hardwareConcurrency);
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  Deno.exit(1);
+  exitOnOperatorError(error);
 }
 
-const runtime = await openRuntime(config, consoleLogger);
+// `deno serve` binds --port (PORT, in package.json) in code of its own once this module is
+// evaluated: a port in use reaches the worker only as an unhandled rejection.
+const port = config.PORT;
+globalThis.addEventListener("unhandledrejection", (event) => {
+  if (!isAddressInUse(event.reason)) return;
+  event.preventDefault();
+  exitOnOperatorError(new PortInUseError(port, "PORT"));
+});
+
+const runtime = await openRuntime(config, consoleLogger).catch(exitOnOperatorError);
 const app = createApp(runtime.deps);
 
 // Each worker writes what it holds (kiosk sightings) before the process ends.

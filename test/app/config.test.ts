@@ -22,6 +22,33 @@ describe("configuration", () => {
     expect(() => parseConfig({ MAILER: "smtp" })).toThrow(/MAILER/);
   });
 
+  it("takes DATABASE_URL and SUPABASE_DB_URL as postgres:// or postgresql:// URLs only", () => {
+    for (const url of ["postgres://u:p@db:5432/app", "postgresql://db/app"]) {
+      expect(parseConfig({ DATABASE_URL: url, SUPABASE_DB_URL: url })).toMatchObject({ DATABASE_URL: url, SUPABASE_DB_URL: url });
+    }
+    for (const variable of ["DATABASE_URL", "SUPABASE_DB_URL"]) {
+      for (const url of ["mysql://u:p@db:3306/app", "http://db:5432/app", "redis://db:6379"]) {
+        expect(() => parseConfig({ [variable]: url }), url).toThrow(`${variable}: must be a postgres:// or postgresql:// URL`);
+      }
+    }
+  });
+
+  it("takes REDIS_URL as a redis:// or rediss:// URL only", () => {
+    expect(parseConfig({ REDIS_URL: "redis://127.0.0.1:6379" }).REDIS_URL).toBe("redis://127.0.0.1:6379");
+    expect(parseConfig({ REDIS_URL: "rediss://user:pw@cache.example:6380/1" }).REDIS_URL).toBe("rediss://user:pw@cache.example:6380/1");
+    for (const url of ["http://127.0.0.1:6379", "https://x.upstash.io", "127.0.0.1:6379"]) {
+      expect(() => parseConfig({ REDIS_URL: url }), url).toThrow("REDIS_URL: must be a redis:// or rediss:// URL");
+    }
+  });
+
+  it("leaves SQL_PORT unset unless given, so that only the default moves when it is taken", () => {
+    expect(parseConfig({}).SQL_PORT).toBeUndefined();
+    expect(parseConfig({ SQL_PORT: "" }).SQL_PORT).toBeUndefined();
+    expect(parseConfig({ SQL_PORT: "54322" }).SQL_PORT).toBe(54322);
+    expect(parseConfig({ SQL_PORT: "0" }).SQL_PORT).toBe(0);
+    expect(() => parseConfig({ SQL_PORT: "psql" })).toThrow("SQL_PORT: must be a port number");
+  });
+
   it("bounds the wait on the database at 2 s by default, DATABASE_DEADLINE_MS between 100 ms and 60 s", () => {
     expect(parseConfig({}).DATABASE_DEADLINE_MS).toBe(2_000);
     expect(parseConfig({ DATABASE_DEADLINE_MS: "750" }).DATABASE_DEADLINE_MS).toBe(750);

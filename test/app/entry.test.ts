@@ -1,8 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SQL_PORT } from "../../functions/app/config.ts";
 import { scopedDatabase } from "../support/database.ts";
+import { pgliteDataDir } from "../support/pglite-template.ts";
 import { startServer, startV8Flags, type RunningServer } from "../support/server.ts";
 
 const catalogue = [
@@ -113,5 +116,44 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
 
   it("stops with a message naming the variable when the configuration is bad", async () => {
     await expect(startServer({ PORT: "eighty" })).rejects.toThrow(/exited with 1[\s\S]*PORT/);
+  });
+});
+
+describe("the SQL port's default, 54322, when another process holds it", () => {
+  let parent: string;
+  /** Our own listener on 54322, unless another process (a developer's `npm start`) already holds it. */
+  let holder: Server | undefined;
+
+  beforeAll(async () => {
+    parent = mkdtempSync(join(tmpdir(), "cadence-sql-default-"));
+    holder = await new Promise<Server | undefined>((resolve, reject) => {
+      const server = createServer();
+      server.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(undefined) : reject(error)));
+      server.listen(DEFAULT_SQL_PORT, "127.0.0.1", () => resolve(server));
+    });
+  });
+  afterAll(() => {
+    holder?.close();
+    rmSync(parent, { recursive: true, force: true });
+  });
+
+  it("starts on a free port with SQL_PORT unset, and says which in one line", async () => {
+    // A second checkout, or a test run beside `npm start`: the default is a convenience, not a demand.
+    const server = await startServer({ DATA_DIR: pgliteDataDir(join(parent, "unset")), SQL_PORT: "" });
+    try {
+      const moved = /"event":"sql_port_moved","port":(\d+),"reason":"54322 is in use: psql -p (\d+), or set SQL_PORT to choose the port"/.exec(server.logs());
+      expect(moved, server.logs()).not.toBeNull();
+      expect(moved![1]).toBe(moved![2]);
+      expect(server.sqlPort).toBe(Number(moved![1]));
+      expect(server.sqlPort).not.toBe(DEFAULT_SQL_PORT);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("still refuses to start with SQL_PORT=54322 set: the operator asked for that port", async () => {
+    const error = await startServer({ DATA_DIR: join(parent, "set"), SQL_PORT: String(DEFAULT_SQL_PORT) }).then(() => undefined, (error: Error) => error);
+    expect(error?.message).toContain(`port ${DEFAULT_SQL_PORT} is already in use: stop what listens there, or set SQL_PORT to a free port (0 picks one)`);
+    expect(error?.message).not.toMatch(/Uncaught|at .*\.ts:\d+/);
   });
 });

@@ -13,8 +13,25 @@ const counts = z.string().transform((value, context) => {
   return numbers;
 });
 
+/** What `npm run bench -- --help` prints: every flag below, by the mode that reads it. */
+export const BENCH_USAGE = [
+  "usage: npm run bench -- [scenario name parts...] [--config=memory,redis,pooler]",
+  "Drives the real entry with wrk on a throwaway Postgres, beside two bare baselines, in each configuration,",
+  "then measures a cold start; prints the tables and writes them as JSON under test/bench/results/.",
+  "Flags take --name value or --name=value. Other modes, one at a time:",
+  "  --against <commit>[,<commit>] [--rounds N]   this tree beside those commits' servers",
+  "  --workers[=1,4]                               the production start, one worker beside two (or the counts given)",
+  "  --sql-port [--seconds N]                      the API on PGlite without and with a psql session on its SQL port",
+  "  --edits [--keys=1,1000,...] [--repeats N]     staff edits and a kiosk_status page as an account's fleet grows",
+  "  --seats [--keys N] [--rounds N] [--copied S]  what the seat checks cost at fleet size",
+  "  --distance [--requests N] [--delay MS]        the round trips each kiosk route waits, through a delay proxy",
+  "  --help                                        this list",
+  "test/README.md (The benchmark) says how to run and read each.",
+].join("\n");
+
 /** The bench's modes: flags without a value. */
 const switches = {
+  help: z.literal(true).optional(),
   edits: z.literal(true).optional(),
   seats: z.literal(true).optional(),
   "sql-port": z.literal(true).optional(),

@@ -15,7 +15,7 @@ import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
 import { cpuSeconds, machineBusySeconds, peakRssMib, postgresPids } from "./cpu.ts";
 import { compareAgainst } from "./against.ts";
-import { benchFlags } from "./flags.ts";
+import { BENCH_USAGE, benchFlags } from "./flags.ts";
 import { measureColdStart } from "./cold-start.ts";
 import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfiguration } from "./configurations.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
@@ -45,7 +45,19 @@ const MAX_RETRIES = 3;
 /** The app's pool on DATABASE_URL (functions/app/runtime.ts); baseline (2) uses the same. */
 const POOL_SIZE = 10;
 
-const flags = benchFlags(Deno.args);
+let flags;
+try {
+  flags = benchFlags(Deno.args);
+} catch (error) {
+  // A flag not listed: the reason and the usage, not a stack trace.
+  console.error(`${error instanceof Error ? error.message : String(error)}\n${BENCH_USAGE}`);
+  Deno.exit(2);
+}
+
+if (flags.help) {
+  console.log(BENCH_USAGE);
+  Deno.exit(0);
+}
 
 if (flags.edits) {
   await measureScheduleEdits(flags);

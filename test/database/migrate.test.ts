@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { migrate } from "../../functions/app/db/migrate.ts";
@@ -21,6 +21,26 @@ describe("migrations at start", () => {
   afterAll(async () => {
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end();
+  });
+
+  it("leaves a new database new when its first start stops before the seed commits: the next start seeds it", async () => {
+    const seed = readFileSync(new URL("../../supabase/seed.sql", import.meta.url), "utf8");
+    const stopped = `${name}_stopped`;
+    await admin.unsafe(`create database ${stopped}`);
+    const session = openPostgres(adminUrl.replace(/\/postgres$/, `/${stopped}`), { max: 1 });
+    try {
+      // What a kill in the middle of the seed does: the script that carries it never commits.
+      const killedAtTheSeed = { ...session, script: (text: string) => text.includes(seed) ? Promise.reject(new Error("killed")) : session.script(text) };
+      await expect(migrate(killedAtTheSeed, { seed: true })).rejects.toThrow("killed");
+      expect(await session.query("select version from supabase_migrations.schema_migrations")).toEqual([]);
+      const next = await migrate(session, { seed: true });
+      expect(next).toMatchObject({ seeded: true });
+      expect(next.applied).toHaveLength(migrations.length);
+      expect(await session.query("select key from public.license_keys where key = 'DEMO-0000-0000-0001'")).toHaveLength(1);
+    } finally {
+      await session.close();
+      await admin.unsafe(`drop database if exists ${stopped} with (force)`);
+    }
   });
 
   it("applies each migration once when two processes start together on a new database", async () => {

@@ -37,9 +37,13 @@ const MIGRATION_UNLOCK = "select pg_advisory_unlock(pg_catalog.hashtext('cadence
 
 /**
  * Brings a database to the current schema: the Supabase shim (for plain Postgres and PGlite), then
- * every migration not yet recorded, each in its own transaction with its ledger row, then the demo
- * seed when the database was new. `db` is one session (PGlite, or a pool of one connection): the
- * run holds a lock that other processes' runs wait for.
+ * every migration not yet recorded with its ledger row. A new database (an empty ledger) gets every
+ * migration and the demo seed in one transaction: a first start stopped at any moment (Ctrl-C, a
+ * kill) leaves the ledger empty, so the next start still finds the database new and seeds it. Run
+ * one by one, a start stopped between the last migration and the seed left a migrated database
+ * that no later start would seed. A database that has a ledger gets each pending migration in its
+ * own transaction, and never the seed. `db` is one session (PGlite, or a pool of one connection):
+ * the run holds a lock that other processes' runs wait for.
  *
  * @example
  * await migrate(db, { seed: true });
@@ -64,17 +68,20 @@ async function migrateLocked(db: Database, options: { seed: boolean }): Promise<
   );
   const isNew = done.size === 0;
   const files = (await readdir(migrationsDir)).filter((file) => file.endsWith(".sql")).sort();
-  const applied: string[] = [];
+  const pending: Array<{ file: string; script: string }> = [];
   for (const file of files) {
     const [version, ...rest] = file.slice(0, -".sql".length).split("_");
     if (done.has(version)) continue;
     const body = await readFile(new URL(file, migrationsDir), "utf8");
-    await db.script(
-      `${body}\n;insert into supabase_migrations.schema_migrations (version, statements, name) values (${literal(version)}, array[${literal(body)}], ${literal(rest.join("_"))});`,
-    );
-    applied.push(file);
+    const script = `${body}\n;insert into supabase_migrations.schema_migrations (version, statements, name) values (${literal(version)}, array[${literal(body)}], ${literal(rest.join("_"))});`;
+    pending.push({ file, script });
   }
   const seeded = isNew && options.seed;
-  if (seeded) await db.script(await readFile(new URL("supabase/seed.sql", root), "utf8"));
-  return { applied, seeded };
+  if (isNew) {
+    const seed = seeded ? await readFile(new URL("supabase/seed.sql", root), "utf8") : "";
+    await db.script(`${pending.map(({ script }) => script).join("\n")}\n${seed}`);
+  } else {
+    for (const { script } of pending) await db.script(script);
+  }
+  return { applied: pending.map(({ file }) => file), seeded };
 }

@@ -1,0 +1,15 @@
+import { ConfigError } from "./config.ts";
+import { PortInUseError } from "./http/port-in-use.ts";
+
+/**
+ * For the entries: a bad variable, a port or a data directory in use ends the process with the
+ * error's one line, which names what to change, and no stack trace. Anything else is thrown on.
+ *
+ * @example
+ * const runtime = await openRuntime(config, consoleLogger).catch(exitOnOperatorError);
+ */
+export function exitOnOperatorError(error: unknown): never {
+  if (!(error instanceof ConfigError || error instanceof PortInUseError)) throw error;
+  console.error(error.message);
+  Deno.exit(1);
+}

@@ -1,0 +1,46 @@
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { childEnv } from "../support/child-env.ts";
+
+const rootUrl = new URL("../../", import.meta.url);
+const root = rootUrl.pathname;
+
+/** Every npm script that takes arguments, and the words its usage begins with. */
+const SCRIPTS: Record<string, string> = {
+  bench: "usage: npm run bench",
+  check: "usage: npm run check",
+  "outbox:deliver": "usage: npm run outbox:deliver",
+  "schema:snapshot": "usage: npm run schema:snapshot",
+  sign: "usage: npm run -s sign",
+  simulate: "npm run simulate --",
+};
+
+/** What a script could write: the schema snapshot, the bench's results, the simulation's summaries. */
+function written(): string {
+  const schema = new URL("sql/schema.sql", rootUrl);
+  const listing = (dir: string) => (existsSync(new URL(dir, rootUrl)) ? readdirSync(new URL(dir, rootUrl)).join(",") : "none");
+  return JSON.stringify({
+    schema: readFileSync(schema, "utf8"),
+    schemaWritten: statSync(schema).mtimeMs,
+    benchResults: listing("test/bench/results/"),
+    summaries: listing("test/simulate/summaries/"),
+  });
+}
+
+describe("npm run <script> -- --help", () => {
+  for (const [script, usage] of Object.entries(SCRIPTS)) {
+    it(`${script}: prints its usage, exits 0, starts and writes nothing`, async () => {
+      const before = written();
+      // Neither a database nor a secret in the environment: help needs none.
+      // execFile rejects on any exit code but 0.
+      const { stdout, stderr } = await promisify(execFile)("npm", ["run", "-s", script, "--", "--help"], { cwd: root, env: childEnv() });
+      expect(stdout.startsWith(usage), stdout).toBe(true);
+      // More than a bare line: what the script does, or its options.
+      expect(stdout.trim().split("\n").length, stdout).toBeGreaterThan(2);
+      expect(stderr).toBe("");
+      expect(written()).toBe(before);
+    });
+  }
+});
