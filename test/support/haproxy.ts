@@ -34,6 +34,7 @@ export interface RunningProxy {
 /**
  * Debian's haproxy running functions/production/haproxy.cfg in front of `upstream`, with a
  * self-signed certificate for `localhost` made here (openssl), under `ulimit -n` of `descriptors`.
+ * It listens on `port` of both loopbacks, 127.0.0.1 and ::1, so IPv6 clients reach it too.
  *
  * @example
  * const proxy = await startProxy("127.0.0.1:8000", 1024);
@@ -58,7 +59,7 @@ export async function startProxy(upstream: string, descriptors: number): Promise
   // To a file, not a pipe: HAProxy drops log lines a pipe's reader is too busy to take.
   const log = join(dir, "haproxy.log");
   const child = spawn("sh", ["-c", `ulimit -Sn ${descriptors} && ulimit -Hn ${descriptors} && exec haproxy -db -f "$0" 2>"$1"`, config, log], {
-    env: childEnv({ CADENCE_PROXY_BIND: `127.0.0.1:${port}`, CADENCE_TLS_CERT: bundle, CADENCE_UPSTREAM: upstream }),
+    env: childEnv({ CADENCE_PROXY_BIND: `127.0.0.1:${port},::1:${port}`, CADENCE_TLS_CERT: bundle, CADENCE_UPSTREAM: upstream }),
     stdio: ["ignore", "pipe", "ignore"],
   });
   let printed = "";
