@@ -360,6 +360,14 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     expect(alive(workers.pid)).toBe(true);
   }, 180_000);
 
+  it("answers what it refuses itself as the app does, JSON with a message: a body over 64 KiB, a head over 15 KiB", async () => {
+    const json = { "content-type": "application/json" };
+    const body = await send(proxy, "/api/v2/license", "127.0.4.3", { method: "POST", headers: json, body: "x".repeat(65 * 1024) });
+    expect(body).toEqual({ status: 413, body: '{"message":"request body must not exceed 64 KiB"}' });
+    const head = await send(proxy, "/api/v2/frequencies", "127.0.4.3", { headers: { "x-padding": "y".repeat(16 * 1024) } });
+    expect(head).toEqual({ status: 400, body: '{"message":"request head must not exceed 15 KiB"}' });
+  }, 60_000);
+
   it("counts a client by the address the proxy saw, whatever X-Real-IP it sent", async () => {
     const address = "127.0.4.1";
     const answers = [];
