@@ -43,6 +43,12 @@ export const configSchema = z
      * 54322 is Supabase's local database port, so `supabase start`'s connection string works as is.
      */
     SQL_PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).default(54322),
+    /**
+     * With PGlite: the `postgres` role's password on SQL_PORT (SCRAM-SHA-256), `postgres` as on
+     * Supabase's local database. ASCII only: clients prepare other characters with SASLprep, which
+     * the port does not, so such a password could never match.
+     */
+    SQL_PASSWORD: z.string().regex(/^[\x00-\x7f]+$/, { message: "must be ASCII" }).default("postgres"),
     DATABASE_URL: optionalUrl,
     /** Set by the Supabase platform inside edge functions. */
     SUPABASE_DB_URL: optionalUrl,

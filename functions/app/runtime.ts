@@ -1,7 +1,7 @@
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
-import type { EmbeddedDatabase } from "./db/pglite.ts";
+import type { EmbeddedDatabase } from "./db/embedded-database.ts";
 import { writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
 import { migrate } from "./db/migrate.ts";
@@ -55,8 +55,9 @@ async function openStaffSqlPort(config: Config, log: Logger) {
  *   `CF-Connecting-IP` unless `CLIENT_IP_HEADER` says otherwise (http/client-ip.ts).
  * - neither: PGlite in `DATA_DIR`, migrated and seeded like `DATABASE_URL`, which staff reach with
  *   psql on `SQL_PORT` (loopback only).
- * A Postgres gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
- * layer that fails fast while it is down; PGlite runs in this process and cannot be down.
+ * Every database gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
+ * layer that fails fast while it is down; PGlite, in a worker of its own, is "down" to the API
+ * while a staff statement holds it past the deadline, or while it restarts after a cancel.
  * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
  * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
@@ -81,9 +82,10 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   } else {
     // The SQL port first: a port in use stops the start before PGlite's seconds of opening.
     sqlPort = await openStaffSqlPort(config, log);
-    const { openPglite } = await importOptional<typeof import("./db/pglite.ts")>(new URL("./db/pglite.ts", import.meta.url));
-    embedded = await openPglite(config.DATA_DIR);
-    db = embedded.db;
+    const { openEmbeddedDatabase } = await importOptional<typeof import("./db/embedded-database.ts")>(new URL("./db/embedded-database.ts", import.meta.url));
+    embedded = await openEmbeddedDatabase(config.DATA_DIR, { deadlineMs, log });
+    // A staff statement may hold PGlite past the deadline: the API then answers as in an outage.
+    db = withAvailability(embedded.db, log);
     database = `pglite (${config.DATA_DIR})`;
   }
   if (!onSupabase) {
@@ -93,7 +95,7 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
     log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
   }
   // Staff reach the embedded database with psql once it is migrated, as they would on Supabase.
-  if (embedded) sqlPort?.serve(embedded);
+  if (embedded) await sqlPort?.serve({ backend: embedded.backend, password: config.SQL_PASSWORD });
   const now = Date.now;
   const keepAlive = edgeRuntimeKeepAlive();
   const limiter = await createLimiter(config, log, now, { keepAlive });
