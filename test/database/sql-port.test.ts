@@ -269,6 +269,13 @@ describe("framing, checked as Postgres checks it: no input stalls the API", () =
     expect(types).toEqual(["Q", "S", "Q"]);
   });
 
+  it("closes a CancelRequest without a key or with one over 256 bytes, and answers no CancelRequest, as Postgres answers none", async () => {
+    for (const keyLength of [0, 257, 4]) {
+      expect((await refused(Buffer.concat([int32s(12 + keyLength, 80877102, 12345), Buffer.alloc(keyLength)]))).length).toBe(0);
+    }
+    await apiAnswers();
+  });
+
   it("answers an SSLRequest and a GSSENCRequest with N, then takes the startup packet", async () => {
     const client = new WireClient(port);
     try {

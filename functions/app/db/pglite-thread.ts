@@ -56,7 +56,7 @@ interface Pending {
  * through to the file system as it goes (Emscripten's NODEFS), so what it had written stays, and
  * the next worker opens the directory with Postgres' own WAL recovery: committed transactions
  * survive, the interrupted one is rolled back (checked in test/database/sql-port.test.ts). The
- * reopen took 0.8-1.1 s on this project's 2-core machine.
+ * reopen, recovery included, took 0.9-1.4 s on this project's 2-core machine.
  */
 export interface PgliteThread {
   /** Sends `request` once the worker is ready; `onData` receives a raw request's answer as it comes. */
