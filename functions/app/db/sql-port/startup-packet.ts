@@ -1,13 +1,12 @@
 import type { ErrorFields } from "./backend-messages.ts";
 
 /** The request codes a startup-phase packet may carry instead of a protocol version (pqcomm.h). */
-export const CANCEL_REQUEST_CODE = 80877102;
-export const SSL_REQUEST_CODE = 80877103;
-export const GSSENC_REQUEST_CODE = 80877104;
+const CANCEL_REQUEST_CODE = 80877102;
+const SSL_REQUEST_CODE = 80877103;
+const GSSENC_REQUEST_CODE = 80877104;
 
-/** The protocol versions served, as Postgres 18 (PGlite 0.5.16's) serves them: 3.0 to 3.2. */
-export const PROTOCOL_EARLIEST = protocol(3, 0);
-export const PROTOCOL_LATEST = protocol(3, 2);
+/** The newest protocol version served, as Postgres 18 (PGlite 0.5.16's) serves them: 3.0 to 3.2. */
+const PROTOCOL_LATEST = protocol(3, 2);
 
 /** Names longer than this are cut to it, as Postgres cuts user and database names (NAMEDATALEN - 1 bytes). */
 const NAME_MAX_BYTES = 63;
