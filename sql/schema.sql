@@ -1901,111 +1901,36 @@ COMMENT ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone, 
 
 
 --
--- Name: record_kiosk_sightings(text[], timestamp with time zone[], inet[], text[], integer[], text[], text[], integer[], text[], cidr[], timestamp with time zone[], timestamp with time zone[], integer[], integer[]); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: record_kiosk_polls(text[], timestamp with time zone[], inet[], text[], text[], text[], integer[], interval, text[], timestamp with time zone[], timestamp with time zone[], boolean[]); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[] DEFAULT '{}'::integer[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_net_keys text[] DEFAULT '{}'::text[], p_networks cidr[] DEFAULT '{}'::cidr[], p_net_first timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_last timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_calls integer[] DEFAULT '{}'::integer[], p_net_returns integer[] DEFAULT '{}'::integer[]) RETURNS void
+CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_poll_gap interval DEFAULT '00:00:05'::interval, p_burst_keys text[] DEFAULT '{}'::text[], p_burst_starts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_ends timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_kiosk_starts boolean[] DEFAULT '{}'::boolean[]) RETURNS void
     LANGUAGE sql
     SET search_path TO ''
     SET jit TO 'off'
     AS $$
-  -- A network's call is a return when another network of the same family (IPv4, IPv6) called with
-  -- the key between it and this network's previous call, and that previous call is within
-  -- interleave_window: what the instance counted in memory, plus the return across writes (the
-  -- stored previous call, and another network's calls stored or in this write). A return across
-  -- families is counted apart, across writes only, and only when this network's previous call is at
-  -- least half of interleave_window before (20261126000700_seat_checks_across_families.sql says why).
-  --
-  -- Only keys seen from more than one network have rows: a key seen from the network of its stored
-  -- latest call, with no row yet, writes none (an honest kiosk costs a look-up). A key seen from
-  -- another network starts rows for both, the stored call's network from that call. Runs before the
-  -- sightings below, whose stored latest call it reads.
-  with b as (
-    select * from unnest(p_net_keys, p_networks, p_net_first, p_net_last, p_net_calls, p_net_returns)
-                  as b(key, network, first_at, last_at, calls, returns)
-  ),
-  -- Per key in this write: its networks, the network of its stored latest call, whether it has rows.
-  keyed as (
-    select g.key, g.networks, g.firsts, g.lasts, old.last_seen_at as prior_at, old.calls_this_hour as prior_calls,
-           pg_catalog.network(pg_catalog.set_masklen(old.last_seen_ip, case when pg_catalog.family(old.last_seen_ip) = 6 then 64 else 32 end)) as prior_network,
-           exists (select from public.kiosk_networks as e where e.license_key = g.key) as tracked
-      from (select b.key, array_agg(b.network) as networks, array_agg(b.first_at) as firsts, array_agg(b.last_at) as lasts
-              from b group by b.key) as g
-      left join public.kiosk_sightings as old on old.license_key = g.key
-  ),
-  written as (
-    select b.key, b.network, b.first_at, b.last_at, b.calls, b.returns
-      from b join keyed as t on t.key = b.key
-     where t.tracked or cardinality(t.networks) > 1 or t.prior_network <> b.network
-    union all
-    select t.key, t.prior_network, t.prior_at, t.prior_at, greatest(t.prior_calls, 1), 0
-      from keyed as t
-     where not t.tracked and t.prior_network <> all (t.networks)
-  ),
-  -- Per written network: whether another network of the same family, and whether one of the other
-  -- family, called since this network's stored previous call (x) and before this write's first call.
-  between_calls as (
-    select b.key, b.network, b.first_at, b.last_at, b.calls, b.returns,
-           b.first_at - x.last_seen_at as gap,
-           (select pg_catalog.bool_or(pg_catalog.family(o.network) = pg_catalog.family(b.network))
-              from (select y.network from public.kiosk_networks as y
-                     where y.license_key = b.key and y.network <> b.network
-                       and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at
-                    union all
-                    select o.network from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
-                     where o.network <> b.network and o.last_at > x.last_seen_at and o.first_at < b.first_at) as o) as same_family,
-           (select pg_catalog.bool_or(pg_catalog.family(o.network) <> pg_catalog.family(b.network))
-              from (select y.network from public.kiosk_networks as y
-                     where y.license_key = b.key
-                       and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at
-                    union all
-                    select o.network from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
-                     where o.last_at > x.last_seen_at and o.first_at < b.first_at) as o) as other_family
-      from written as b
-      join keyed as t on t.key = b.key
-      left join public.kiosk_networks as x on x.license_key = b.key and x.network = b.network
-  )
-  insert into public.kiosk_networks as n (
-    license_key, network, first_seen_at, last_seen_at, calls, returns_hour_started_at, returns_this_hour, family_returns_this_hour)
-  select b.key, b.network, b.first_at, b.last_at, b.calls, b.last_at,
-         b.returns + case when b.gap > interval '0' and b.gap <= w.interleave_window and b.same_family then 1 else 0 end,
-         case when b.gap >= w.interleave_window / 2 and b.gap <= w.interleave_window and b.other_family then 1 else 0 end
-  from between_calls as b
-  cross join public.seat_watch as w
-  where exists (select from public.license_keys as k where k.key = b.key)
-  order by b.key, b.network
-  on conflict (license_key, network) do update set
-    first_seen_at = least(n.first_seen_at, excluded.first_seen_at),
-    last_seen_at = greatest(n.last_seen_at, excluded.last_seen_at),
-    calls = n.calls + excluded.calls,
-    returns_hour_started_at = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                                   then excluded.last_seen_at else n.returns_hour_started_at end,
-    returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
-                             when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.returns_this_hour
-                             else n.returns_last_hour end,
-    returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                             then excluded.returns_this_hour else n.returns_this_hour + excluded.returns_this_hour end,
-    family_returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
-                                    when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.family_returns_this_hour
-                                    else n.family_returns_last_hour end,
-    family_returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                                    then excluded.family_returns_this_hour else n.family_returns_this_hour + excluded.family_returns_this_hour end;
-
   -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
   -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
-  -- in key order, so two instances' statements cannot deadlock. The seat-check counts add up: an
-  -- hour's calls roll into the previous hour at the first write an hour after the hour began.
+  -- in key order, so two instances' statements cannot deadlock. A new row holds this write's bursts
+  -- unsettled; an existing one settles them with its own (cadence.settle_polls), and its hour's
+  -- polls and uneven polls roll into the previous hour at the first write an hour after the hour began.
   insert into public.kiosk_sightings as s (
     license_key, last_seen_at, last_seen_ip, schedule_version_held,
-    calls_hour_started_at, calls_this_hour, system_name_written, system_name_changes, system_name_changes_since)
-  select u.key, u.seen_at, u.ip, u.version, u.seen_at, coalesce(u.calls, 1), u.last_name,
+    system_name_written, system_name_changes, system_name_changes_since, unsettled_bursts, unsettled_starts)
+  select u.key, u.seen_at, u.ip, u.version, u.last_name,
          -- A change is a written name other than the one before it: within this write (counted in
          -- memory), and this write's first name against the stored one.
          coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
-         case when u.last_name is not null then u.seen_at end
-  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_calls, p_first_names, p_last_names, p_name_changes)
-       as u(key, seen_at, ip, version, calls, first_name, last_name, name_changes)
+         case when u.last_name is not null then u.seen_at end,
+         b.bursts, b.starts
+  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes)
+       as u(key, seen_at, ip, version, first_name, last_name, name_changes)
   left join public.kiosk_sightings as old on old.license_key = u.key
+  left join (select b.key,
+                    array_agg(tstzrange(b.started_at, b.ended_at, '[]') order by b.started_at) as bursts,
+                    array_agg(b.kiosk_start order by b.started_at) as starts
+               from unnest(p_burst_keys, p_burst_starts, p_burst_ends, p_burst_kiosk_starts) as b(key, started_at, ended_at, kiosk_start)
+              group by b.key) as b on b.key = u.key
   where exists (select from public.license_keys as k where k.key = u.key)
   order by u.key
   on conflict (license_key) do update set
@@ -2014,14 +1939,6 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
     schedule_version_held = case when excluded.last_seen_at >= s.last_seen_at
                                  then coalesce(excluded.schedule_version_held, s.schedule_version_held)
                                  else coalesce(s.schedule_version_held, excluded.schedule_version_held) end,
-    calls_hour_started_at = case when s.calls_hour_started_at is null or excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour'
-                                 then excluded.last_seen_at else s.calls_hour_started_at end,
-    calls_last_hour = case when s.calls_hour_started_at is null then 0
-                           when excluded.last_seen_at >= s.calls_hour_started_at + interval '2 hours' then 0
-                           when excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour' then s.calls_this_hour
-                           else s.calls_last_hour end,
-    calls_this_hour = case when s.calls_hour_started_at is null or excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour'
-                           then excluded.calls_this_hour else s.calls_this_hour + excluded.calls_this_hour end,
     system_name_written = coalesce(excluded.system_name_written, s.system_name_written),
     system_name_changes_since = case when excluded.system_name_written is null then s.system_name_changes_since
                                      when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
@@ -2029,7 +1946,42 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
     system_name_changes = case when excluded.system_name_written is null then s.system_name_changes
                                else (case when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
                                           then 0 else s.system_name_changes end)
-                                    + excluded.system_name_changes end;
+                                    + excluded.system_name_changes end,
+    (recent_polls, unsettled_bursts, unsettled_starts,
+     polls_hour_started_at, polls_this_hour, polls_last_hour, uneven_polls_this_hour, uneven_polls_last_hour) = (
+      select f.recent_polls, f.unsettled_bursts, f.unsettled_starts,
+             case when h.later > 0 then excluded.last_seen_at else s.polls_hour_started_at end,
+             case when h.later > 0 then f.polls else s.polls_this_hour + f.polls end,
+             case h.later when 0 then s.polls_last_hour when 1 then s.polls_this_hour else 0 end,
+             case when h.later > 0 then f.uneven else s.uneven_polls_this_hour + f.uneven end,
+             case h.later when 0 then s.uneven_polls_last_hour when 1 then s.uneven_polls_this_hour else 0 end
+        from cadence.settle_polls(s.recent_polls, s.unsettled_bursts, s.unsettled_starts,
+                                  excluded.unsettled_bursts, excluded.unsettled_starts, p_poll_gap) as f,
+             -- Hours since the counting hour began: a new one begins at the first write an hour after
+             -- it (the hour before is then the ended one's counts, or none after two hours or none yet).
+             lateral (select case when s.polls_hour_started_at is null
+                                    or s.polls_hour_started_at + interval '2 hours' <= excluded.last_seen_at then 2
+                                  when s.polls_hour_started_at + interval '1 hour' <= excluded.last_seen_at then 1
+                                  else 0 end as later) as h)
+$$;
+
+
+--
+-- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each burst of calls (p_burst_*: first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into the key''s polls.';
+
+
+--
+-- Name: record_kiosk_sightings(text[], timestamp with time zone[], inet[], text[], integer[], text[], text[], integer[], text[], cidr[], timestamp with time zone[], timestamp with time zone[], integer[], integer[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[] DEFAULT '{}'::integer[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_net_keys text[] DEFAULT '{}'::text[], p_networks cidr[] DEFAULT '{}'::cidr[], p_net_first timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_last timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_calls integer[] DEFAULT '{}'::integer[], p_net_returns integer[] DEFAULT '{}'::integer[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select cadence.record_kiosk_polls(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes)
 $$;
 
 
@@ -2037,7 +1989,7 @@ $$;
 -- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: calls and system names per key, calls and returns per key and network.';
+COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) IS 'For API instances deployed before 20261127000400: records their sightings and system names through cadence.record_kiosk_polls, without bursts.';
 
 
 --
@@ -2382,45 +2334,19 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
     SET search_path TO ''
     SET jit TO 'off'
     AS $$
-  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table);
-  -- then each rule names its keys, from rows seen in the last two hours (a kiosk gone quiet keeps no
-  -- stale count alive).
-  with gone as (
-    delete from public.kiosk_networks as n where n.last_seen_at < p_now - interval '1 day'
-  ),
-  -- A key left with one network (its others a day old) is an honest single-network key again: it
-  -- leaves the evidence, so its writes cost a look-up only.
-  alone as (
-    delete from public.kiosk_networks as n
-     using (select e.license_key from public.kiosk_networks as e
-             group by e.license_key
-            having count(*) filter (where e.last_seen_at >= p_now - interval '1 day') <= 1) as single
-     where n.license_key = single.license_key
-  ),
-  found as (
-    -- Both interleaving rules in one read of the networks with returns (a partial index).
-    select n.license_key, r.rule
-      from (select n.license_key, w.returns_to_flag, w.family_returns_to_flag,
-                   sum(n.returns_this_hour + n.returns_last_hour) as returns,
-                   sum(n.family_returns_this_hour + n.family_returns_last_hour) as family_returns
-              from public.kiosk_networks as n cross join public.seat_watch as w
-             where n.returns_this_hour + n.returns_last_hour + n.family_returns_this_hour + n.family_returns_last_hour > 0
-               and n.last_seen_at > p_now - interval '2 hours'
-             group by n.license_key, w.returns_to_flag, w.family_returns_to_flag) as n
-     cross join lateral unnest(array[
-       case when n.returns >= n.returns_to_flag then 'interleaved_networks' end,
-       case when n.family_returns >= n.family_returns_to_flag then 'interleaved_families' end
-     ]) as r(rule)
-     where r.rule is not null
-    union all
-    -- Both per-key rules in one scan of the sightings, the few keys over a threshold first.
+  -- Both rules in one scan of the sightings, the few keys over a threshold first; counts of a key
+  -- not seen for two hours are stale and flag nothing.
+  with found as (
     select s.license_key, r.rule
-      from (select s.*, w.calls_per_hour_limit, w.name_changes_to_flag
+      from (select s.*, w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag
               from public.kiosk_sightings as s cross join public.seat_watch as w
-             where s.calls_last_hour > w.calls_per_hour_limit or s.system_name_changes >= w.name_changes_to_flag
+             where s.uneven_polls_this_hour + s.uneven_polls_last_hour >= w.uneven_polls_to_flag
+                or s.system_name_changes >= w.name_changes_to_flag
             offset 0) as s
      cross join lateral unnest(array[
-       case when s.calls_last_hour > s.calls_per_hour_limit and s.last_seen_at > p_now - interval '2 hours' then 'poll_rate' end,
+       case when s.uneven_polls_this_hour + s.uneven_polls_last_hour >= s.uneven_polls_to_flag
+             and s.uneven_polls_this_hour + s.uneven_polls_last_hour >= s.uneven_polls_share * (s.polls_this_hour + s.polls_last_hour)
+             and s.last_seen_at > p_now - interval '2 hours' then 'uneven_polls' end,
        case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
      ]) as r(rule)
      where r.rule is not null
@@ -2446,7 +2372,7 @@ $$;
 -- Name: FUNCTION seat_check_pass(p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: deletes network evidence older than a day, then records (public.seat_suspicions) every key a rule flags now; returns how many. The rules are in 20261126000600_seat_checks.sql and, interleaved_families, 20261126000700_seat_checks_across_families.sql.';
+COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql and 20261126000600_seat_checks.sql.';
 
 
 --
@@ -2471,11 +2397,11 @@ begin
          pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
            'licenseKey', q.license_key, 'systemName', k.system_name, 'rules', q.rules,
            'firstFlaggedAt', q.first_flagged_at, 'lastFlaggedAt', q.last_flagged_at,
-           'networks', coalesce(n.networks, 0)
+           'unevenPolls', coalesce(s.uneven_polls_this_hour + s.uneven_polls_last_hour, 0)
          ) order by q.license_key)
     from public.seat_suspicions as q
     join public.license_keys as k on k.key = q.license_key
-    left join lateral (select count(*)::integer as networks from public.kiosk_networks as n where n.license_key = q.license_key) as n on true
+    left join public.kiosk_sightings as s on s.license_key = q.license_key
    where q.last_flagged_at > coalesce(v_watch.last_digest_at, '-infinity')
   having count(*) > 0;
 end
@@ -2697,6 +2623,117 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS 'Sets each key''s system name (already in cadence.system_name_form) to the name at the same position, one row per position n (1-based): ok, unchanged, taken (another key of the account has it, as stored or in its form, regardless of case, or asked for it earlier in the batch) or unknown_license.';
+
+
+--
+-- Name: settle_polls(timestamp with time zone[], tstzrange[], boolean[], tstzrange[], boolean[], interval); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) RETURNS TABLE(recent_polls timestamp with time zone[], unsettled_bursts tstzrange[], unsettled_starts boolean[], polls integer, uneven integer)
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_bursts tstzrange[] := '{}';
+  v_starts boolean[] := '{}';
+  v_polls timestamptz[] := coalesce(p_recent, '{}');
+  v_settled integer := 0;
+  v_uneven integer := 0;
+  v_stored integer := coalesce(cardinality(p_bursts), 0);
+  v_new integer := coalesce(cardinality(p_new_bursts), 0);
+  v_oldest timestamptz := lower(p_bursts[1]);
+  v_i integer := 1;
+  v_j integer := 1;
+  v_n integer;
+  v_burst tstzrange;
+  v_start boolean;
+  v_g1 float8;
+  v_g2 float8;
+  v_g3 float8;
+  v_g4 float8;
+  v_ratio float8;
+  v_is_uneven boolean;
+begin
+  -- The stored bursts and this write's, in time order, merged where less than p_gap apart (a poll
+  -- whose calls reached two instances, or straddled a write). A burst of this write that ends more
+  -- than p_gap before the oldest stored one began is late (held across an outage, or by an
+  -- instance that wrote it past two newer bursts): what came before it is settled, so it is left
+  -- out, never counted as a poll of its own.
+  while v_i <= v_stored or v_j <= v_new loop
+    if v_j > v_new or (v_i <= v_stored and lower(p_bursts[v_i]) <= lower(p_new_bursts[v_j])) then
+      v_burst := p_bursts[v_i];
+      v_start := p_starts[v_i];
+      v_i := v_i + 1;
+    else
+      v_burst := p_new_bursts[v_j];
+      v_start := p_new_starts[v_j];
+      v_j := v_j + 1;
+      continue when upper(v_burst) < v_oldest - p_gap;
+    end if;
+    v_n := cardinality(v_bursts);
+    if v_n > 0 and lower(v_burst) - upper(v_bursts[v_n]) <= p_gap then
+      v_bursts[v_n] := tstzrange(lower(v_bursts[v_n]), greatest(upper(v_bursts[v_n]), upper(v_burst)), '[]');
+      v_starts[v_n] := v_starts[v_n] or v_start;
+    else
+      v_bursts := v_bursts || v_burst;
+      v_starts := v_starts || v_start;
+    end if;
+  end loop;
+
+  -- A burst settles once two newer ones began: a minute at least at a 30 s poll, longer than an
+  -- instance holds a key's calls (30 s and a flush), so every part of it has been written. A
+  -- settled poll joins recent_polls; a settled start is dropped (the gap across it is the gap
+  -- between the polls around it). Each settled poll judges the one before it.
+  while cardinality(v_bursts) > 2 loop
+    if not v_starts[1] then
+      v_polls := v_polls || lower(v_bursts[1]);
+      v_settled := v_settled + 1;
+      v_n := cardinality(v_polls);
+      -- The last four gaps between settled polls, oldest first (null where there are fewer).
+      v_g1 := pg_catalog.date_part('epoch', v_polls[v_n - 3] - v_polls[v_n - 4]);
+      v_g2 := pg_catalog.date_part('epoch', v_polls[v_n - 2] - v_polls[v_n - 3]);
+      v_g3 := pg_catalog.date_part('epoch', v_polls[v_n - 1] - v_polls[v_n - 2]);
+      v_g4 := pg_catalog.date_part('epoch', v_polls[v_n] - v_polls[v_n - 1]);
+      -- Interleaved: the poll before this one came less than 0.4 of either neighbouring gap after
+      -- its predecessor (g3 beside g2 and g4). One device's gaps are its interval (jitter of 10 %
+      -- either way: 0.82 at least) or multiples where polls failed: below 0.4 only with two polls
+      -- lost in a row on each side; a crash loop's polls follow their starts by a whole interval.
+      -- A second device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.4
+      -- for f up to 0.29 either way, a band its jitter moves it through.
+      v_is_uneven := v_n >= 4 and v_g3 < 0.4 * least(v_g2, v_g4);
+      -- Alternating: the last four gaps alternate between two lengths (each within 2 % of the one
+      -- two before), the shorter at most 0.85 of the longer: two devices whose timers never drift
+      -- (setInterval), at a fraction of the interval the first test does not reach. One device with
+      -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
+      -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches within 2 % by
+      -- chance, about once a day.
+      if not v_is_uneven and v_n >= 5 then
+        v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
+        v_is_uneven := abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
+                   and abs(v_g2 - v_g4) <= 0.02 * greatest(v_g2, v_g4)
+                   and v_ratio <= 0.85
+                   and abs(v_ratio - 0.25) > 0.02 and abs(v_ratio - 1.0 / 3) > 0.02 and abs(v_ratio - 0.5) > 0.02
+                   and abs(v_ratio - 2.0 / 3) > 0.02 and abs(v_ratio - 0.75) > 0.02;
+      end if;
+      if v_is_uneven then
+        v_uneven := v_uneven + 1;
+      end if;
+    end if;
+    v_bursts := v_bursts[2:];
+    v_starts := v_starts[2:];
+  end loop;
+
+  v_n := cardinality(v_polls);
+  return query select v_polls[greatest(1, v_n - 4):], v_bursts, v_starts, v_settled, v_uneven;
+end
+$$;
+
+
+--
+-- Name: FUNCTION settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) IS 'One key''s polls after a sightings write: its stored recent polls and unsettled bursts with this write''s bursts (p_new_*, each a first and last call, and whether it holds a kiosk start) merged where less than p_gap apart; returns the last five settled polls, the bursts still unsettled, how many polls settled and how many of them were uneven (uneven_polls).';
 
 
 --
@@ -3310,61 +3347,6 @@ ALTER TABLE public.groups ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
 
 
 --
--- Name: kiosk_networks; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.kiosk_networks (
-    license_key text NOT NULL,
-    network cidr NOT NULL,
-    first_seen_at timestamp with time zone NOT NULL,
-    last_seen_at timestamp with time zone NOT NULL,
-    calls bigint NOT NULL,
-    returns_hour_started_at timestamp with time zone NOT NULL,
-    returns_this_hour integer DEFAULT 0 NOT NULL,
-    returns_last_hour integer DEFAULT 0 NOT NULL,
-    family_returns_this_hour integer DEFAULT 0 NOT NULL,
-    family_returns_last_hour integer DEFAULT 0 NOT NULL,
-    CONSTRAINT kiosk_network_calls_are_counted CHECK ((calls > 0))
-)
-WITH (fillfactor='70');
-
-
---
--- Name: TABLE kiosk_networks; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.kiosk_networks IS 'Written by the API, do not edit: for each license key seen from more than one network in the last day, each network (IPv4 address, IPv6 /64), its calls and its returns (seat checks). Read public.suspected_copies.';
-
-
---
--- Name: COLUMN kiosk_networks.returns_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.returns_this_hour IS 'Calls back on this network after another network''s call, within interleave_window of its own previous call, since returns_hour_started_at.';
-
-
---
--- Name: COLUMN kiosk_networks.returns_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.returns_last_hour IS 'The same in the hour before.';
-
-
---
--- Name: COLUMN kiosk_networks.family_returns_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.family_returns_this_hour IS 'Calls back on this network after a call from the other address family, between half of interleave_window and interleave_window after its own previous call, since returns_hour_started_at (interleaved_families).';
-
-
---
--- Name: COLUMN kiosk_networks.family_returns_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.family_returns_last_hour IS 'The same in the hour before.';
-
-
---
 -- Name: kiosk_outages; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3465,12 +3447,17 @@ CREATE TABLE public.kiosk_sightings (
     last_seen_at timestamp with time zone NOT NULL,
     last_seen_ip inet,
     schedule_version_held text,
-    calls_hour_started_at timestamp with time zone,
-    calls_this_hour integer DEFAULT 0 NOT NULL,
-    calls_last_hour integer DEFAULT 0 NOT NULL,
     system_name_written text,
     system_name_changes integer DEFAULT 0 NOT NULL,
     system_name_changes_since timestamp with time zone,
+    recent_polls timestamp with time zone[],
+    unsettled_bursts tstzrange[],
+    unsettled_starts boolean[],
+    polls_hour_started_at timestamp with time zone,
+    polls_this_hour integer DEFAULT 0 NOT NULL,
+    polls_last_hour integer DEFAULT 0 NOT NULL,
+    uneven_polls_this_hour integer DEFAULT 0 NOT NULL,
+    uneven_polls_last_hour integer DEFAULT 0 NOT NULL,
     CONSTRAINT schedule_version_held_is_a_version CHECK ((schedule_version_held ~ '^[0-9a-f]{64}$'::text))
 );
 
@@ -3480,20 +3467,6 @@ CREATE TABLE public.kiosk_sightings (
 --
 
 COMMENT ON TABLE public.kiosk_sightings IS 'Written by the API, do not edit: the last call a kiosk made with each license key. Read public.kiosk_status.';
-
-
---
--- Name: COLUMN kiosk_sightings.calls_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.calls_this_hour IS 'Successful calls since calls_hour_started_at (seat checks: poll_rate).';
-
-
---
--- Name: COLUMN kiosk_sightings.calls_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.calls_last_hour IS 'Successful calls in the hour before calls_hour_started_at.';
 
 
 --
@@ -3511,6 +3484,55 @@ COMMENT ON COLUMN public.kiosk_sightings.system_name_changes IS 'Changes of the 
 
 
 --
+-- Name: COLUMN kiosk_sightings.recent_polls; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.recent_polls IS 'When the key''s last five settled polls began, oldest first (seat checks: uneven_polls).';
+
+
+--
+-- Name: COLUMN kiosk_sightings.unsettled_bursts; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.unsettled_bursts IS 'The key''s last bursts of calls (first to last call), at most two once settled: a later write may still extend them.';
+
+
+--
+-- Name: COLUMN kiosk_sightings.unsettled_starts; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.unsettled_starts IS 'Whether each unsettled burst holds a kiosk start (a license validation or a system-name write), which is not a poll.';
+
+
+--
+-- Name: COLUMN kiosk_sightings.polls_this_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.polls_this_hour IS 'Polls settled since polls_hour_started_at (seat checks: uneven_polls).';
+
+
+--
+-- Name: COLUMN kiosk_sightings.polls_last_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.polls_last_hour IS 'The same in the hour before.';
+
+
+--
+-- Name: COLUMN kiosk_sightings.uneven_polls_this_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.uneven_polls_this_hour IS 'Of those, the polls found uneven (cadence.settle_polls).';
+
+
+--
+-- Name: COLUMN kiosk_sightings.uneven_polls_last_hour; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.uneven_polls_last_hour IS 'The same in the hour before.';
+
+
+--
 -- Name: seat_suspicions; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3520,7 +3542,7 @@ CREATE TABLE public.seat_suspicions (
     first_flagged_at timestamp with time zone NOT NULL,
     last_flagged_at timestamp with time zone NOT NULL,
     flags integer DEFAULT 1 NOT NULL,
-    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text]) AND (cardinality(rules) > 0)))
+    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text, 'uneven_polls'::text]) AND (cardinality(rules) > 0)))
 );
 
 
@@ -3932,19 +3954,15 @@ COMMENT ON COLUMN public.schedules.type IS 'daily or weekly. Blocks of a weekly 
 CREATE TABLE public.seat_watch (
     id boolean DEFAULT true NOT NULL,
     digest_to text,
-    interleave_window interval DEFAULT '00:01:30'::interval NOT NULL,
-    returns_to_flag integer DEFAULT 3 NOT NULL,
-    calls_per_hour_limit integer DEFAULT 90 NOT NULL,
     name_changes_to_flag integer DEFAULT 3 NOT NULL,
     last_digest_at timestamp with time zone,
-    family_returns_to_flag integer DEFAULT 20 NOT NULL,
-    CONSTRAINT calls_per_hour_limit_is_positive CHECK ((calls_per_hour_limit > 0)),
-    CONSTRAINT family_returns_to_flag_is_at_least_returns_to_flag CHECK ((family_returns_to_flag >= returns_to_flag)),
-    CONSTRAINT interleave_window_is_between_10_seconds_and_an_hour CHECK (((interleave_window >= '00:00:10'::interval) AND (interleave_window <= '01:00:00'::interval))),
+    uneven_polls_to_flag integer DEFAULT 6 NOT NULL,
+    uneven_polls_share real DEFAULT 0.05 NOT NULL,
     CONSTRAINT name_changes_to_flag_is_at_least_2 CHECK ((name_changes_to_flag >= 2)),
-    CONSTRAINT returns_to_flag_is_at_least_2 CHECK ((returns_to_flag >= 2)),
     CONSTRAINT seat_digest_to_is_an_email CHECK ((digest_to ~ '^[^@[:space:]]+@[^@[:space:]]+$'::text)),
-    CONSTRAINT seat_watch_is_one_row CHECK (id)
+    CONSTRAINT seat_watch_is_one_row CHECK (id),
+    CONSTRAINT uneven_polls_share_is_a_share CHECK (((uneven_polls_share > (0)::double precision) AND (uneven_polls_share <= (1)::double precision))),
+    CONSTRAINT uneven_polls_to_flag_is_at_least_2 CHECK ((uneven_polls_to_flag >= 2))
 );
 
 
@@ -3963,27 +3981,6 @@ COMMENT ON COLUMN public.seat_watch.digest_to IS 'Where the daily digest of susp
 
 
 --
--- Name: COLUMN seat_watch.interleave_window; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.seat_watch.interleave_window IS 'A call back on a network within this long of that network''s previous call, with another network''s call between, is a return: about one poll interval and a half.';
-
-
---
--- Name: COLUMN seat_watch.returns_to_flag; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.seat_watch.returns_to_flag IS 'Returns in the current and previous hour that flag interleaved_networks.';
-
-
---
--- Name: COLUMN seat_watch.calls_per_hour_limit; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.seat_watch.calls_per_hour_limit IS 'More calls than this in a completed hour flag poll_rate: about 1.5 times what one kiosk makes (60 at a 60 s poll).';
-
-
---
 -- Name: COLUMN seat_watch.name_changes_to_flag; Type: COMMENT; Schema: public; Owner: -
 --
 
@@ -3991,10 +3988,17 @@ COMMENT ON COLUMN public.seat_watch.name_changes_to_flag IS 'Changes of the writ
 
 
 --
--- Name: COLUMN seat_watch.family_returns_to_flag; Type: COMMENT; Schema: public; Owner: -
+-- Name: COLUMN seat_watch.uneven_polls_to_flag; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.seat_watch.family_returns_to_flag IS 'Returns across address families in the current and previous hour that flag interleaved_families: above the two per start a dual-stack kiosk can make (ten restarts in two hours).';
+COMMENT ON COLUMN public.seat_watch.uneven_polls_to_flag IS 'Uneven polls (cadence.settle_polls) in the current and previous hour that flag uneven_polls, with uneven_polls_share: one device makes none but where several of its polls fail in a row; a second device makes many.';
+
+
+--
+-- Name: COLUMN seat_watch.uneven_polls_share; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.uneven_polls_share IS 'The least share of the key''s polls in the current and previous hour that must be uneven to flag uneven_polls: one device losing a share p of its polls makes about p^4 (5 % at p = 0.47).';
 
 
 --
@@ -4012,12 +4016,13 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
     q.first_flagged_at,
     q.last_flagged_at,
     q.flags,
-    s.calls_last_hour,
-    s.calls_this_hour,
-    s.system_name_changes,
-    ( SELECT jsonb_agg(jsonb_build_object('network', n.network, 'firstSeenAt', n.first_seen_at, 'lastSeenAt', n.last_seen_at, 'calls', n.calls, 'returns', (n.returns_this_hour + n.returns_last_hour), 'returnsAcrossFamilies', (n.family_returns_this_hour + n.family_returns_last_hour)) ORDER BY n.last_seen_at DESC) AS jsonb_agg
-           FROM public.kiosk_networks n
-          WHERE (n.license_key = q.license_key)) AS networks
+    s.polls_this_hour,
+    s.polls_last_hour,
+    s.uneven_polls_this_hour,
+    s.uneven_polls_last_hour,
+    s.recent_polls,
+    s.last_seen_ip,
+    s.system_name_changes
    FROM ((public.seat_suspicions q
      JOIN public.license_keys k ON ((k.key = q.license_key)))
      LEFT JOIN public.kiosk_sightings s ON ((s.license_key = q.license_key)))
@@ -4028,7 +4033,7 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
 -- Name: VIEW suspected_copies; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: each network (IPv4 address, IPv6 /64) with its first and last call, calls, returns and returns across address families; calls per hour; system-name changes. A suspicion refuses nobody.';
+COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last five polls began, the latest client IP, system-name changes. A suspicion refuses nobody.';
 
 
 --
@@ -4217,14 +4222,6 @@ ALTER TABLE ONLY public.groups
 
 
 --
--- Name: kiosk_networks kiosk_network_is_one_per_key_and_network; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.kiosk_networks
-    ADD CONSTRAINT kiosk_network_is_one_per_key_and_network PRIMARY KEY (license_key, network);
-
-
---
 -- Name: kiosk_outages kiosk_outages_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -4385,13 +4382,6 @@ CREATE INDEX accounts_auth_link_due_idx ON public.accounts USING btree (auth_lin
 --
 
 CREATE INDEX email_outbox_due_idx ON public.email_outbox USING btree (next_attempt_at) WHERE (status = 'pending'::text);
-
-
---
--- Name: kiosk_networks_returning_idx; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX kiosk_networks_returning_idx ON public.kiosk_networks USING btree (license_key) WHERE ((((returns_this_hour + returns_last_hour) + family_returns_this_hour) + family_returns_last_hour) > 0);
 
 
 --
@@ -5011,12 +5001,6 @@ ALTER TABLE public.frequencies ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE public.groups ENABLE ROW LEVEL SECURITY;
-
---
--- Name: kiosk_networks; Type: ROW SECURITY; Schema: public; Owner: -
---
-
-ALTER TABLE public.kiosk_networks ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: kiosk_outages; Type: ROW SECURITY; Schema: public; Owner: -
@@ -5653,6 +5637,14 @@ GRANT ALL ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone
 
 
 --
+-- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]) TO service_role;
+
+
+--
 -- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -5784,6 +5776,14 @@ GRANT ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) TO
 
 
 --
+-- Name: FUNCTION settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) TO service_role;
+
+
+--
 -- Name: FUNCTION system_name_form(p_name text); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -5908,13 +5908,6 @@ GRANT ALL ON SEQUENCE public.groups_id_seq TO service_role;
 
 
 --
--- Name: TABLE kiosk_networks; Type: ACL; Schema: public; Owner: -
---
-
-GRANT ALL ON TABLE public.kiosk_networks TO service_role;
-
-
---
 -- Name: TABLE kiosk_outages; Type: ACL; Schema: public; Owner: -
 --
 
@@ -6006,27 +5999,6 @@ GRANT SELECT(schedule_version_held) ON TABLE public.kiosk_sightings TO authentic
 
 
 --
--- Name: COLUMN kiosk_sightings.calls_hour_started_at; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(calls_hour_started_at) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.calls_this_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(calls_this_hour) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.calls_last_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(calls_last_hour) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
 -- Name: COLUMN kiosk_sightings.system_name_written; Type: ACL; Schema: public; Owner: -
 --
 
@@ -6045,6 +6017,62 @@ GRANT SELECT(system_name_changes) ON TABLE public.kiosk_sightings TO authenticat
 --
 
 GRANT SELECT(system_name_changes_since) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.recent_polls; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(recent_polls) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.unsettled_bursts; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(unsettled_bursts) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.unsettled_starts; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(unsettled_starts) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.polls_hour_started_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(polls_hour_started_at) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.polls_this_hour; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(polls_this_hour) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.polls_last_hour; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(polls_last_hour) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.uneven_polls_this_hour; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(uneven_polls_this_hour) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.uneven_polls_last_hour; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(uneven_polls_last_hour) ON TABLE public.kiosk_sightings TO authenticated;
 
 
 --
