@@ -31,11 +31,26 @@ export interface PatternVerdict {
   flaggedBeforeCopy: boolean;
   /** A copy whose second device started within the run (one running in business hours needs a run past 09:00). */
   copyRan: boolean;
-  /** The most uneven polls a key of the pattern held at a pass (current and previous hour), beside the threshold. */
-  peakUnevenPolls: number;
+  /** Its key's closest approach to a flag at a pass: uneven polls and polls in the current and previous hour, and how near (1: flagged). */
+  closest: Closest;
   /** The docs' reason, for a copy no rule can tell from an honest pattern. */
   indistinguishable?: string;
 }
+
+/** A key's uneven polls and polls at a pass, and how near a flag that is: the lesser of uneven/threshold and share/least share. */
+export interface Closest {
+  uneven: number;
+  polls: number;
+  nearness: number;
+}
+
+/** Each of some keys (`$1`) with uneven polls now: its uneven polls, polls, and how near a flag they are. */
+export const CLOSEST_SQL = `
+  select s.license_key as key, s.uneven_polls_this_hour + s.uneven_polls_last_hour as uneven, s.polls_this_hour + s.polls_last_hour as polls,
+         least((s.uneven_polls_this_hour + s.uneven_polls_last_hour)::float8 / w.uneven_polls_to_flag,
+               (s.uneven_polls_this_hour + s.uneven_polls_last_hour)::float8 / greatest(1, s.polls_this_hour + s.polls_last_hour) / w.uneven_polls_share) as nearness
+    from public.kiosk_sightings as s, public.seat_watch as w
+   where s.license_key = any($1::text[]) and s.uneven_polls_this_hour + s.uneven_polls_last_hour > 0`;
 
 /** The keys of pattern `n` in a run: `${prefix}-NNNN-KKKK`, a license key's shape (the prefix is two groups of four). */
 export const patternKeys = (prefix: string, pattern: SeatPattern, n: number) =>
@@ -43,13 +58,13 @@ export const patternKeys = (prefix: string, pattern: SeatPattern, n: number) =>
 
 /**
  * Judges the patterns from the seat checks' suspicions (`flags`: key, rules, first flagged in epoch
- * ms) and the peak uneven polls seen per key, for a run that started at `startedAt`.
+ * ms) and each key's closest approach to a flag, for a run that started at `startedAt`.
  */
 export function judgePatterns(
   patterns: SeatPattern[],
   keysOf: (pattern: SeatPattern, n: number) => string[],
   flags: Map<string, { rules: string[]; firstMs: number }>,
-  peaks: Map<string, number>,
+  closest: Map<string, Closest>,
   startedAt: number,
   runMs: number,
 ): PatternVerdict[] {
@@ -67,7 +82,7 @@ export function judgePatterns(
       foundAfterMs: copyAt !== null && found.length > 0 ? Math.max(0, first - copyAt) : null,
       flaggedBeforeCopy: copyAt !== null && found.length > 0 && first < copyAt,
       copyRan: pattern.copyFrom !== undefined && pattern.copyFrom(runMs) < runMs,
-      peakUnevenPolls: Math.max(0, ...keys.map((key) => peaks.get(key) ?? 0)),
+      closest: keys.map((key) => closest.get(key) ?? { uneven: 0, polls: 0, nearness: 0 }).reduce((a, b) => (b.nearness > a.nearness ? b : a)),
       ...(pattern.indistinguishable ? { indistinguishable: pattern.indistinguishable } : {}),
     };
   });
@@ -117,7 +132,7 @@ export async function playCorpus(run: CorpusRun): Promise<PatternVerdict[]> {
   const writer = () => ({ sightings: kioskSightings({ db: run.db, now, log: run.log, flushEveryMs: 24 * 60 * MINUTE }), until: at + lifetime() });
   const instances: Array<{ sightings: SightingsWriter; until: number }> = Array.from({ length: run.instances }, writer);
   const ports = { db: run.db, now, log: run.log };
-  const peaks = new Map<string, number>();
+  const closest = new Map<string, Closest>();
   let next = 0;
   for (let tick = FLUSH_MS; tick <= run.runMs; tick += FLUSH_MS) {
     for (; next < calls.length && calls[next].at < tick; next++) {
@@ -140,11 +155,9 @@ export async function playCorpus(run: CorpusRun): Promise<PatternVerdict[]> {
     }
     if (tick % MINUTE === 0) {
       await checkSeats(ports);
-      for (const row of await run.db.query<{ key: string; uneven: number }>(
-        `select license_key as key, uneven_polls_this_hour + uneven_polls_last_hour as uneven
-           from public.kiosk_sightings where license_key = any($1::text[]) and uneven_polls_this_hour + uneven_polls_last_hour > 0`,
-        [allKeys],
-      )) peaks.set(row.key, Math.max(peaks.get(row.key) ?? 0, row.uneven));
+      for (const { key, ...now } of await run.db.query<Closest & { key: string }>(CLOSEST_SQL, [allKeys])) {
+        if (now.nearness > (closest.get(key)?.nearness ?? 0)) closest.set(key, now);
+      }
     }
     if (tick % (60 * MINUTE) === 0) run.progress?.(tick / (60 * MINUTE));
   }
@@ -156,11 +169,11 @@ export async function playCorpus(run: CorpusRun): Promise<PatternVerdict[]> {
       [allKeys],
     )).map((row) => [row.key, { rules: row.rules, firstMs: row.first_ms }]),
   );
-  return judgePatterns(run.patterns, keysOf, flags, peaks, run.startAt, run.runMs);
+  return judgePatterns(run.patterns, keysOf, flags, closest, run.startAt, run.runMs);
 }
 
-/** The confusion matrix as Markdown: each pattern, what it is, the flags it raised or how soon it was found. */
-export function corpusMatrix(verdicts: PatternVerdict[], threshold: number): string {
+/** The confusion matrix as Markdown: each pattern, what it is, the flags it raised or how soon it was found, and its key's closest approach to a flag. */
+export function corpusMatrix(verdicts: PatternVerdict[]): string {
   const minutes = (ms: number) => `${Math.round(ms / MINUTE)} min`;
   const row = (v: PatternVerdict) => {
     const outcome = v.kind === "honest"
@@ -174,9 +187,15 @@ export function corpusMatrix(verdicts: PatternVerdict[], threshold: number): str
       : v.indistinguishable
       ? `not found: cannot be told from ${v.indistinguishable}`
       : "**missed**";
-    return `| ${v.name}${v.keys > 1 ? ` (${v.keys} keys)` : ""} | ${v.kind} | ${outcome} | ${v.peakUnevenPolls} of ${threshold} |`;
+    const { uneven, polls, nearness } = v.closest;
+    const closest = uneven === 0 ? "none uneven" : `${uneven} uneven of ${polls} polls (${Math.round(nearness * 100)} %)`;
+    return `| ${v.name}${v.keys > 1 ? ` (${v.keys} keys)` : ""} | ${v.kind} | ${outcome} | ${closest} |`;
   };
-  return ["| pattern | kind | outcome | peak uneven polls in two hours |", "|---|---|---|---|", ...verdicts.map(row)].join("\n");
+  return [
+    "| pattern | kind | outcome | closest to a flag at a pass: uneven polls, polls, nearness (100 %: flagged) |",
+    "|---|---|---|---|",
+    ...verdicts.map(row),
+  ].join("\n");
 }
 
 /** Whether the corpus holds: no honest flag, every copy found after it started but those the docs name. */
