@@ -48,6 +48,31 @@ COMMENT ON SCHEMA public IS 'standard public schema';
 
 
 --
+-- Name: kiosk_polls; Type: TYPE; Schema: public; Owner: -
+--
+
+CREATE TYPE public.kiosk_polls AS (
+	recent timestamp with time zone[],
+	firsts timestamp with time zone[],
+	lasts timestamp with time zone[],
+	starts boolean[],
+	settled_until timestamp with time zone,
+	hour_started_at timestamp with time zone,
+	polls_this_hour integer,
+	polls_last_hour integer,
+	uneven_this_hour integer,
+	uneven_last_hour integer
+);
+
+
+--
+-- Name: TYPE kiosk_polls; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls): recent, when its last five settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written; settled_until, the last call of the last settled burst; polls and uneven polls settled this hour (since hour_started_at) and the hour before.';
+
+
+--
 -- Name: canonical_frequencies(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -1901,10 +1926,10 @@ COMMENT ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone, 
 
 
 --
--- Name: record_kiosk_polls(text[], timestamp with time zone[], inet[], text[], text[], text[], integer[], interval, text[], timestamp with time zone[], timestamp with time zone[], boolean[]); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: record_kiosk_polls(text[], timestamp with time zone[], inet[], text[], text[], text[], integer[], interval, integer[], integer[], timestamp with time zone[], timestamp with time zone[], boolean[]); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_poll_gap interval DEFAULT '00:00:05'::interval, p_burst_keys text[] DEFAULT '{}'::text[], p_burst_starts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_ends timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_kiosk_starts boolean[] DEFAULT '{}'::boolean[]) RETURNS void
+CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_poll_gap interval DEFAULT '00:00:05'::interval, p_burst_from integer[] DEFAULT '{}'::integer[], p_burst_count integer[] DEFAULT '{}'::integer[], p_burst_firsts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_lasts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_starts boolean[] DEFAULT '{}'::boolean[]) RETURNS void
     LANGUAGE sql
     SET search_path TO ''
     SET jit TO 'off'
@@ -1912,25 +1937,22 @@ CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp wi
   -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
   -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
   -- in key order, so two instances' statements cannot deadlock. A new row holds this write's bursts
-  -- unsettled; an existing one settles them with its own (cadence.settle_polls), and its hour's
-  -- polls and uneven polls roll into the previous hour at the first write an hour after the hour began.
+  -- unsettled. An existing one adds them to its own, an expression; once six or more are held, the
+  -- write settles them instead (cadence.settle_polls): every fourth write of a key polled once
+  -- between writes, so the function's cost (a few microseconds) is paid a quarter of the time.
   insert into public.kiosk_sightings as s (
     license_key, last_seen_at, last_seen_ip, schedule_version_held,
-    system_name_written, system_name_changes, system_name_changes_since, unsettled_bursts, unsettled_starts)
+    system_name_written, system_name_changes, system_name_changes_since, polls)
   select u.key, u.seen_at, u.ip, u.version, u.last_name,
          -- A change is a written name other than the one before it: within this write (counted in
          -- memory), and this write's first name against the stored one.
          coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
          case when u.last_name is not null then u.seen_at end,
-         b.bursts, b.starts
-  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes)
-       as u(key, seen_at, ip, version, first_name, last_name, name_changes)
+         row(null, p_burst_firsts[u.burst_from : u.burst_from + u.bursts - 1], p_burst_lasts[u.burst_from : u.burst_from + u.bursts - 1],
+             p_burst_starts[u.burst_from : u.burst_from + u.bursts - 1], null, null, 0, 0, 0, 0)::public.kiosk_polls
+  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes, p_burst_from, p_burst_count)
+       as u(key, seen_at, ip, version, first_name, last_name, name_changes, burst_from, bursts)
   left join public.kiosk_sightings as old on old.license_key = u.key
-  left join (select b.key,
-                    array_agg(tstzrange(b.started_at, b.ended_at, '[]') order by b.started_at) as bursts,
-                    array_agg(b.kiosk_start order by b.started_at) as starts
-               from unnest(p_burst_keys, p_burst_starts, p_burst_ends, p_burst_kiosk_starts) as b(key, started_at, ended_at, kiosk_start)
-              group by b.key) as b on b.key = u.key
   where exists (select from public.license_keys as k where k.key = u.key)
   order by u.key
   on conflict (license_key) do update set
@@ -1947,30 +1969,20 @@ CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp wi
                                else (case when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
                                           then 0 else s.system_name_changes end)
                                     + excluded.system_name_changes end,
-    (recent_polls, unsettled_bursts, unsettled_starts,
-     polls_hour_started_at, polls_this_hour, polls_last_hour, uneven_polls_this_hour, uneven_polls_last_hour) = (
-      select f.recent_polls, f.unsettled_bursts, f.unsettled_starts,
-             case when h.later > 0 then excluded.last_seen_at else s.polls_hour_started_at end,
-             case when h.later > 0 then f.polls else s.polls_this_hour + f.polls end,
-             case h.later when 0 then s.polls_last_hour when 1 then s.polls_this_hour else 0 end,
-             case when h.later > 0 then f.uneven else s.uneven_polls_this_hour + f.uneven end,
-             case h.later when 0 then s.uneven_polls_last_hour when 1 then s.uneven_polls_this_hour else 0 end
-        from cadence.settle_polls(s.recent_polls, s.unsettled_bursts, s.unsettled_starts,
-                                  excluded.unsettled_bursts, excluded.unsettled_starts, p_poll_gap) as f,
-             -- Hours since the counting hour began: a new one begins at the first write an hour after
-             -- it (the hour before is then the ended one's counts, or none after two hours or none yet).
-             lateral (select case when s.polls_hour_started_at is null
-                                    or s.polls_hour_started_at + interval '2 hours' <= excluded.last_seen_at then 2
-                                  when s.polls_hour_started_at + interval '1 hour' <= excluded.last_seen_at then 1
-                                  else 0 end as later) as h)
+    polls = case when coalesce(cardinality((s.polls).firsts), 0) + coalesce(cardinality((excluded.polls).firsts), 0) >= 6
+                 then cadence.settle_polls(s.polls, (excluded.polls).firsts, (excluded.polls).lasts, (excluded.polls).starts, p_poll_gap, excluded.last_seen_at)
+                 else row((s.polls).recent, (s.polls).firsts || (excluded.polls).firsts, (s.polls).lasts || (excluded.polls).lasts,
+                          (s.polls).starts || (excluded.polls).starts, (s.polls).settled_until, (s.polls).hour_started_at,
+                          (s.polls).polls_this_hour, (s.polls).polls_last_hour, (s.polls).uneven_this_hour, (s.polls).uneven_last_hour
+                      )::public.kiosk_polls end
 $$;
 
 
 --
--- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each burst of calls (p_burst_*: first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into the key''s polls.';
+COMMENT ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each key''s bursts of calls (first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into its polls (public.kiosk_polls) every few writes.';
 
 
 --
@@ -2338,14 +2350,15 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
   -- not seen for two hours are stale and flag nothing.
   with found as (
     select s.license_key, r.rule
-      from (select s.*, w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag
+      from (select s.license_key, s.last_seen_at, s.system_name_changes, s.system_name_changes_since,
+                   (s.polls).uneven_this_hour + (s.polls).uneven_last_hour as uneven, (s.polls).polls_this_hour + (s.polls).polls_last_hour as polls,
+                   w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag
               from public.kiosk_sightings as s cross join public.seat_watch as w
-             where s.uneven_polls_this_hour + s.uneven_polls_last_hour >= w.uneven_polls_to_flag
+             where (s.polls).uneven_this_hour + (s.polls).uneven_last_hour >= w.uneven_polls_to_flag
                 or s.system_name_changes >= w.name_changes_to_flag
             offset 0) as s
      cross join lateral unnest(array[
-       case when s.uneven_polls_this_hour + s.uneven_polls_last_hour >= s.uneven_polls_to_flag
-             and s.uneven_polls_this_hour + s.uneven_polls_last_hour >= s.uneven_polls_share * (s.polls_this_hour + s.polls_last_hour)
+       case when s.uneven >= s.uneven_polls_to_flag and s.uneven >= s.uneven_polls_share * s.polls
              and s.last_seen_at > p_now - interval '2 hours' then 'uneven_polls' end,
        case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
      ]) as r(rule)
@@ -2397,7 +2410,7 @@ begin
          pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
            'licenseKey', q.license_key, 'systemName', k.system_name, 'rules', q.rules,
            'firstFlaggedAt', q.first_flagged_at, 'lastFlaggedAt', q.last_flagged_at,
-           'unevenPolls', coalesce(s.uneven_polls_this_hour + s.uneven_polls_last_hour, 0)
+           'unevenPolls', coalesce((s.polls).uneven_this_hour + (s.polls).uneven_last_hour, 0)
          ) order by q.license_key)
     from public.seat_suspicions as q
     join public.license_keys as k on k.key = q.license_key
@@ -2626,27 +2639,30 @@ COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS '
 
 
 --
--- Name: settle_polls(timestamp with time zone[], tstzrange[], boolean[], tstzrange[], boolean[], interval); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: settle_polls(public.kiosk_polls, timestamp with time zone[], timestamp with time zone[], boolean[], interval, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) RETURNS TABLE(recent_polls timestamp with time zone[], unsettled_bursts tstzrange[], unsettled_starts boolean[], polls integer, uneven integer)
+CREATE FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) RETURNS public.kiosk_polls
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
 declare
-  v_bursts tstzrange[] := '{}';
-  v_starts boolean[] := '{}';
-  v_polls timestamptz[] := coalesce(p_recent, '{}');
+  v_firsts timestamptz[] := coalesce(p_polls.firsts, '{}') || coalesce(p_firsts, '{}');
+  v_lasts timestamptz[] := coalesce(p_polls.lasts, '{}') || coalesce(p_lasts, '{}');
+  v_starts boolean[] := coalesce(p_polls.starts, '{}') || coalesce(p_starts, '{}');
+  v_order integer[] := '{}';
+  v_first timestamptz[] := '{}';
+  v_last timestamptz[] := '{}';
+  v_start boolean[] := '{}';
+  v_polls timestamptz[] := coalesce(p_polls.recent, '{}');
+  v_settled_until timestamptz := p_polls.settled_until;
   v_settled integer := 0;
   v_uneven integer := 0;
-  v_stored integer := coalesce(cardinality(p_bursts), 0);
-  v_new integer := coalesce(cardinality(p_new_bursts), 0);
-  v_oldest timestamptz := lower(p_bursts[1]);
-  v_i integer := 1;
-  v_j integer := 1;
-  v_n integer;
-  v_burst tstzrange;
-  v_start boolean;
+  v_hours integer;
+  v_n integer := 0;
+  v_i integer;
+  v_j integer;
+  v_k integer := 1;
   v_g1 float8;
   v_g2 float8;
   v_g3 float8;
@@ -2654,60 +2670,61 @@ declare
   v_ratio float8;
   v_is_uneven boolean;
 begin
-  -- The stored bursts and this write's, in time order, merged where less than p_gap apart (a poll
-  -- whose calls reached two instances, or straddled a write). A burst of this write that ends more
-  -- than p_gap before the oldest stored one began is late (held across an outage, or by an
-  -- instance that wrote it past two newer bursts): what came before it is settled, so it is left
-  -- out, never counted as a poll of its own.
-  while v_i <= v_stored or v_j <= v_new loop
-    if v_j > v_new or (v_i <= v_stored and lower(p_bursts[v_i]) <= lower(p_new_bursts[v_j])) then
-      v_burst := p_bursts[v_i];
-      v_start := p_starts[v_i];
-      v_i := v_i + 1;
+  -- The bursts in time order (an insertion sort: a dozen at most), merged where less than p_gap
+  -- apart (a poll whose calls reached two instances, or straddled a write). A burst that began
+  -- within p_gap of the last settled burst's last call, or before, was part of what settled (a
+  -- piece written late by another instance, or held across an outage): left out, never counted
+  -- as a poll of its own.
+  for v_i in 1 .. coalesce(cardinality(v_firsts), 0) loop
+    continue when v_firsts[v_i] <= v_settled_until + p_gap;
+    v_j := coalesce(cardinality(v_order), 0);
+    v_order := v_order || v_i;
+    while v_j > 0 and v_firsts[v_order[v_j]] > v_firsts[v_i] loop
+      v_order[v_j + 1] := v_order[v_j];
+      v_order[v_j] := v_i;
+      v_j := v_j - 1;
+    end loop;
+  end loop;
+  foreach v_i in array v_order loop
+    if v_n > 0 and v_firsts[v_i] - v_last[v_n] <= p_gap then
+      v_last[v_n] := greatest(v_last[v_n], v_lasts[v_i]);
+      v_start[v_n] := v_start[v_n] or v_starts[v_i];
     else
-      v_burst := p_new_bursts[v_j];
-      v_start := p_new_starts[v_j];
-      v_j := v_j + 1;
-      continue when upper(v_burst) < v_oldest - p_gap;
-    end if;
-    v_n := cardinality(v_bursts);
-    if v_n > 0 and lower(v_burst) - upper(v_bursts[v_n]) <= p_gap then
-      v_bursts[v_n] := tstzrange(lower(v_bursts[v_n]), greatest(upper(v_bursts[v_n]), upper(v_burst)), '[]');
-      v_starts[v_n] := v_starts[v_n] or v_start;
-    else
-      v_bursts := v_bursts || v_burst;
-      v_starts := v_starts || v_start;
+      v_n := v_n + 1;
+      v_first[v_n] := v_firsts[v_i];
+      v_last[v_n] := v_lasts[v_i];
+      v_start[v_n] := v_starts[v_i];
     end if;
   end loop;
 
-  -- A burst settles once two newer ones began: a minute at least at a 30 s poll, longer than an
-  -- instance holds a key's calls (30 s and a flush), so every part of it has been written. A
-  -- settled poll joins recent_polls; a settled start is dropped (the gap across it is the gap
-  -- between the polls around it). Each settled poll judges the one before it.
-  while cardinality(v_bursts) > 2 loop
-    if not v_starts[1] then
-      v_polls := v_polls || lower(v_bursts[1]);
+  -- All but the last two settle: a burst settles once two newer ones began, so every part of it
+  -- has been written (an instance holds a key's calls 35 s at most, two polls of a kiosk polling
+  -- every 30 s). A settled poll joins recent; a settled start is dropped (the gap across it is the
+  -- gap between the polls around it). Each settled poll judges the one before it.
+  while v_n - v_k + 1 > 2 loop
+    if not v_start[v_k] then
+      v_polls := v_polls || v_first[v_k];
       v_settled := v_settled + 1;
-      v_n := cardinality(v_polls);
+      v_j := cardinality(v_polls);
       -- The last four gaps between settled polls, oldest first (null where there are fewer).
-      v_g1 := pg_catalog.date_part('epoch', v_polls[v_n - 3] - v_polls[v_n - 4]);
-      v_g2 := pg_catalog.date_part('epoch', v_polls[v_n - 2] - v_polls[v_n - 3]);
-      v_g3 := pg_catalog.date_part('epoch', v_polls[v_n - 1] - v_polls[v_n - 2]);
-      v_g4 := pg_catalog.date_part('epoch', v_polls[v_n] - v_polls[v_n - 1]);
+      v_g1 := pg_catalog.date_part('epoch', v_polls[v_j - 3] - v_polls[v_j - 4]);
+      v_g2 := pg_catalog.date_part('epoch', v_polls[v_j - 2] - v_polls[v_j - 3]);
+      v_g3 := pg_catalog.date_part('epoch', v_polls[v_j - 1] - v_polls[v_j - 2]);
+      v_g4 := pg_catalog.date_part('epoch', v_polls[v_j] - v_polls[v_j - 1]);
       -- Interleaved: the poll before this one came less than 0.4 of either neighbouring gap after
       -- its predecessor (g3 beside g2 and g4). One device's gaps are its interval (jitter of 10 %
       -- either way: 0.82 at least) or multiples where polls failed: below 0.4 only with two polls
       -- lost in a row on each side; a crash loop's polls follow their starts by a whole interval.
       -- A second device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.4
       -- for f up to 0.29 either way, a band its jitter moves it through.
-      v_is_uneven := v_n >= 4 and v_g3 < 0.4 * least(v_g2, v_g4);
+      v_is_uneven := v_j >= 4 and v_g3 < 0.4 * least(v_g2, v_g4);
       -- Alternating: the last four gaps alternate between two lengths (each within 2 % of the one
       -- two before), the shorter at most 0.85 of the longer: two devices whose timers never drift
       -- (setInterval), at a fraction of the interval the first test does not reach. One device with
       -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
       -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches within 2 % by
       -- chance, about once a day.
-      if not v_is_uneven and v_n >= 5 then
+      if not v_is_uneven and v_j >= 5 then
         v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
         v_is_uneven := abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
                    and abs(v_g2 - v_g4) <= 0.02 * greatest(v_g2, v_g4)
@@ -2719,21 +2736,34 @@ begin
         v_uneven := v_uneven + 1;
       end if;
     end if;
-    v_bursts := v_bursts[2:];
-    v_starts := v_starts[2:];
+    v_settled_until := v_last[v_k];
+    v_k := v_k + 1;
   end loop;
 
-  v_n := cardinality(v_polls);
-  return query select v_polls[greatest(1, v_n - 4):], v_bursts, v_starts, v_settled, v_uneven;
+  -- Hours since the counting hour began (p_at: the write's latest call): a new one begins at the
+  -- first settling an hour after it, the hour before then holding the ended one's counts (none
+  -- after two hours, or before any).
+  v_hours := case when p_polls.hour_started_at is null or p_polls.hour_started_at + interval '2 hours' <= p_at then 2
+                  when p_polls.hour_started_at + interval '1 hour' <= p_at then 1
+                  else 0 end;
+  v_j := cardinality(v_polls);
+  return row(
+    v_polls[greatest(1, v_j - 4):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_settled_until,
+    case when v_hours > 0 then p_at else p_polls.hour_started_at end,
+    case when v_hours > 0 then 0 else p_polls.polls_this_hour end + v_settled,
+    case v_hours when 0 then p_polls.polls_last_hour when 1 then p_polls.polls_this_hour else 0 end,
+    case when v_hours > 0 then 0 else p_polls.uneven_this_hour end + v_uneven,
+    case v_hours when 0 then p_polls.uneven_last_hour when 1 then p_polls.uneven_this_hour else 0 end
+  )::public.kiosk_polls;
 end
 $$;
 
 
 --
--- Name: FUNCTION settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) IS 'One key''s polls after a sightings write: its stored recent polls and unsettled bursts with this write''s bursts (p_new_*, each a first and last call, and whether it holds a kiosk start) merged where less than p_gap apart; returns the last five settled polls, the bursts still unsettled, how many polls settled and how many of them were uneven (uneven_polls).';
+COMMENT ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) IS 'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls, each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
 
 
 --
@@ -3450,14 +3480,7 @@ CREATE TABLE public.kiosk_sightings (
     system_name_written text,
     system_name_changes integer DEFAULT 0 NOT NULL,
     system_name_changes_since timestamp with time zone,
-    recent_polls timestamp with time zone[],
-    unsettled_bursts tstzrange[],
-    unsettled_starts boolean[],
-    polls_hour_started_at timestamp with time zone,
-    polls_this_hour integer DEFAULT 0 NOT NULL,
-    polls_last_hour integer DEFAULT 0 NOT NULL,
-    uneven_polls_this_hour integer DEFAULT 0 NOT NULL,
-    uneven_polls_last_hour integer DEFAULT 0 NOT NULL,
+    polls public.kiosk_polls,
     CONSTRAINT schedule_version_held_is_a_version CHECK ((schedule_version_held ~ '^[0-9a-f]{64}$'::text))
 );
 
@@ -3484,52 +3507,10 @@ COMMENT ON COLUMN public.kiosk_sightings.system_name_changes IS 'Changes of the 
 
 
 --
--- Name: COLUMN kiosk_sightings.recent_polls; Type: COMMENT; Schema: public; Owner: -
+-- Name: COLUMN kiosk_sightings.polls; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.kiosk_sightings.recent_polls IS 'When the key''s last five settled polls began, oldest first (seat checks: uneven_polls).';
-
-
---
--- Name: COLUMN kiosk_sightings.unsettled_bursts; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.unsettled_bursts IS 'The key''s last bursts of calls (first to last call), at most two once settled: a later write may still extend them.';
-
-
---
--- Name: COLUMN kiosk_sightings.unsettled_starts; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.unsettled_starts IS 'Whether each unsettled burst holds a kiosk start (a license validation or a system-name write), which is not a poll.';
-
-
---
--- Name: COLUMN kiosk_sightings.polls_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.polls_this_hour IS 'Polls settled since polls_hour_started_at (seat checks: uneven_polls).';
-
-
---
--- Name: COLUMN kiosk_sightings.polls_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.polls_last_hour IS 'The same in the hour before.';
-
-
---
--- Name: COLUMN kiosk_sightings.uneven_polls_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.uneven_polls_this_hour IS 'Of those, the polls found uneven (cadence.settle_polls).';
-
-
---
--- Name: COLUMN kiosk_sightings.uneven_polls_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.uneven_polls_last_hour IS 'The same in the hour before.';
+COMMENT ON COLUMN public.kiosk_sightings.polls IS 'The key''s polls (public.kiosk_polls): its last settled polls, its bursts still unsettled, and its polls and uneven polls this hour and the last (seat checks: uneven_polls).';
 
 
 --
@@ -4016,11 +3997,11 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
     q.first_flagged_at,
     q.last_flagged_at,
     q.flags,
-    s.polls_this_hour,
-    s.polls_last_hour,
-    s.uneven_polls_this_hour,
-    s.uneven_polls_last_hour,
-    s.recent_polls,
+    (s.polls).polls_this_hour AS polls_this_hour,
+    (s.polls).polls_last_hour AS polls_last_hour,
+    (s.polls).uneven_this_hour AS uneven_polls_this_hour,
+    (s.polls).uneven_last_hour AS uneven_polls_last_hour,
+    (s.polls).recent AS recent_polls,
     s.last_seen_ip,
     s.system_name_changes
    FROM ((public.seat_suspicions q
@@ -5637,11 +5618,11 @@ GRANT ALL ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone
 
 
 --
--- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_keys text[], p_burst_starts timestamp with time zone[], p_burst_ends timestamp with time zone[], p_burst_kiosk_starts boolean[]) TO service_role;
+REVOKE ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) TO service_role;
 
 
 --
@@ -5776,11 +5757,11 @@ GRANT ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) TO
 
 
 --
--- Name: FUNCTION settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.settle_polls(p_recent timestamp with time zone[], p_bursts tstzrange[], p_starts boolean[], p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval) TO service_role;
+REVOKE ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) TO service_role;
 
 
 --
@@ -6020,59 +6001,10 @@ GRANT SELECT(system_name_changes_since) ON TABLE public.kiosk_sightings TO authe
 
 
 --
--- Name: COLUMN kiosk_sightings.recent_polls; Type: ACL; Schema: public; Owner: -
+-- Name: COLUMN kiosk_sightings.polls; Type: ACL; Schema: public; Owner: -
 --
 
-GRANT SELECT(recent_polls) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.unsettled_bursts; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(unsettled_bursts) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.unsettled_starts; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(unsettled_starts) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.polls_hour_started_at; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(polls_hour_started_at) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.polls_this_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(polls_this_hour) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.polls_last_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(polls_last_hour) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.uneven_polls_this_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(uneven_polls_this_hour) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.uneven_polls_last_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(uneven_polls_last_hour) ON TABLE public.kiosk_sightings TO authenticated;
+GRANT SELECT(polls) ON TABLE public.kiosk_sightings TO authenticated;
 
 
 --

@@ -26,9 +26,11 @@
 --   0.47; so a flaky link polling every 30 s, whose 240 polls in two hours make a few, is not a copy,
 --   where a second device makes uneven a share of the key's polls near its own share of them.
 --
--- Bounded per key: the sightings row keeps the last five polls' starts and the last two bursts,
--- which a later write (another instance's, or one held across an outage) may still extend, never
--- a row per call or per network. kiosk_networks goes, with the settings only its rules read.
+-- Bounded per key, in the sightings row (one value, kiosk_sightings.polls): the last five polls'
+-- starts and the bursts not yet settled, which a later write (another instance's) may still extend;
+-- never a row per call or per network. A write appends its bursts (an expression); every fourth or
+-- so settles them (cadence.settle_polls), so its cost is paid a quarter of the time. kiosk_networks
+-- goes, with the settings only its rules read.
 
 alter table public.seat_watch
   drop column interleave_window,
@@ -48,29 +50,31 @@ comment on column public.seat_watch.uneven_polls_share is
 drop view public.suspected_copies;
 drop table public.kiosk_networks;
 
+-- One key's polls: what the seat checks keep of its calls between writes.
+create type public.kiosk_polls as (
+  recent timestamptz[],
+  firsts timestamptz[],
+  lasts timestamptz[],
+  starts boolean[],
+  settled_until timestamptz,
+  hour_started_at timestamptz,
+  polls_this_hour integer,
+  polls_last_hour integer,
+  uneven_this_hour integer,
+  uneven_last_hour integer
+);
+comment on type public.kiosk_polls is
+  'A key''s polls (seat checks: uneven_polls): recent, when its last five settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written; settled_until, the last call of the last settled burst; polls and uneven polls settled this hour (since hour_started_at) and the hour before.';
+
 alter table public.kiosk_sightings
   drop column calls_hour_started_at,
   drop column calls_this_hour,
   drop column calls_last_hour,
-  add column recent_polls timestamptz[],
-  add column unsettled_bursts tstzrange[],
-  add column unsettled_starts boolean[],
-  add column polls_hour_started_at timestamptz,
-  add column polls_this_hour integer not null default 0,
-  add column polls_last_hour integer not null default 0,
-  add column uneven_polls_this_hour integer not null default 0,
-  add column uneven_polls_last_hour integer not null default 0;
-comment on column public.kiosk_sightings.recent_polls is 'When the key''s last five settled polls began, oldest first (seat checks: uneven_polls).';
-comment on column public.kiosk_sightings.unsettled_bursts is 'The key''s last bursts of calls (first to last call), at most two once settled: a later write may still extend them.';
-comment on column public.kiosk_sightings.unsettled_starts is 'Whether each unsettled burst holds a kiosk start (a license validation or a system-name write), which is not a poll.';
-comment on column public.kiosk_sightings.polls_this_hour is 'Polls settled since polls_hour_started_at (seat checks: uneven_polls).';
-comment on column public.kiosk_sightings.polls_last_hour is 'The same in the hour before.';
-comment on column public.kiosk_sightings.uneven_polls_this_hour is 'Of those, the polls found uneven (cadence.settle_polls).';
-comment on column public.kiosk_sightings.uneven_polls_last_hour is 'The same in the hour before.';
--- Account holders read their own rows whole (a select * keeps working): these are times and counts
--- of their own kiosk's calls, no address.
-grant select (recent_polls, unsettled_bursts, unsettled_starts, polls_hour_started_at, polls_this_hour, polls_last_hour, uneven_polls_this_hour, uneven_polls_last_hour)
-  on public.kiosk_sightings to authenticated;
+  add column polls public.kiosk_polls;
+comment on column public.kiosk_sightings.polls is 'The key''s polls (public.kiosk_polls): its last settled polls, its bursts still unsettled, and its polls and uneven polls this hour and the last (seat checks: uneven_polls).';
+-- Account holders read their own rows whole (a select * keeps working): times and counts of their
+-- own kiosk's calls, no address.
+grant select (polls) on public.kiosk_sightings to authenticated;
 
 alter table public.seat_suspicions
   drop constraint seat_suspicion_rules_are_known,
@@ -79,28 +83,30 @@ alter table public.seat_suspicions
     check (rules <@ array['interleaved_networks', 'interleaved_families', 'poll_rate', 'system_name_flips', 'uneven_polls'] and cardinality(rules) > 0);
 
 create function cadence.settle_polls(
-  p_recent timestamptz[], p_bursts tstzrange[], p_starts boolean[],
-  p_new_bursts tstzrange[], p_new_starts boolean[], p_gap interval
+  p_polls public.kiosk_polls, p_firsts timestamptz[], p_lasts timestamptz[], p_starts boolean[], p_gap interval, p_at timestamptz
 )
-returns table (recent_polls timestamptz[], unsettled_bursts tstzrange[], unsettled_starts boolean[], polls integer, uneven integer)
+returns public.kiosk_polls
 language plpgsql
 immutable
 set search_path = ''
 as $$
 declare
-  v_bursts tstzrange[] := '{}';
-  v_starts boolean[] := '{}';
-  v_polls timestamptz[] := coalesce(p_recent, '{}');
+  v_firsts timestamptz[] := coalesce(p_polls.firsts, '{}') || coalesce(p_firsts, '{}');
+  v_lasts timestamptz[] := coalesce(p_polls.lasts, '{}') || coalesce(p_lasts, '{}');
+  v_starts boolean[] := coalesce(p_polls.starts, '{}') || coalesce(p_starts, '{}');
+  v_order integer[] := '{}';
+  v_first timestamptz[] := '{}';
+  v_last timestamptz[] := '{}';
+  v_start boolean[] := '{}';
+  v_polls timestamptz[] := coalesce(p_polls.recent, '{}');
+  v_settled_until timestamptz := p_polls.settled_until;
   v_settled integer := 0;
   v_uneven integer := 0;
-  v_stored integer := coalesce(cardinality(p_bursts), 0);
-  v_new integer := coalesce(cardinality(p_new_bursts), 0);
-  v_oldest timestamptz := lower(p_bursts[1]);
-  v_i integer := 1;
-  v_j integer := 1;
-  v_n integer;
-  v_burst tstzrange;
-  v_start boolean;
+  v_hours integer;
+  v_n integer := 0;
+  v_i integer;
+  v_j integer;
+  v_k integer := 1;
   v_g1 float8;
   v_g2 float8;
   v_g3 float8;
@@ -108,60 +114,61 @@ declare
   v_ratio float8;
   v_is_uneven boolean;
 begin
-  -- The stored bursts and this write's, in time order, merged where less than p_gap apart (a poll
-  -- whose calls reached two instances, or straddled a write). A burst of this write that ends more
-  -- than p_gap before the oldest stored one began is late (held across an outage, or by an
-  -- instance that wrote it past two newer bursts): what came before it is settled, so it is left
-  -- out, never counted as a poll of its own.
-  while v_i <= v_stored or v_j <= v_new loop
-    if v_j > v_new or (v_i <= v_stored and lower(p_bursts[v_i]) <= lower(p_new_bursts[v_j])) then
-      v_burst := p_bursts[v_i];
-      v_start := p_starts[v_i];
-      v_i := v_i + 1;
+  -- The bursts in time order (an insertion sort: a dozen at most), merged where less than p_gap
+  -- apart (a poll whose calls reached two instances, or straddled a write). A burst that began
+  -- within p_gap of the last settled burst's last call, or before, was part of what settled (a
+  -- piece written late by another instance, or held across an outage): left out, never counted
+  -- as a poll of its own.
+  for v_i in 1 .. coalesce(cardinality(v_firsts), 0) loop
+    continue when v_firsts[v_i] <= v_settled_until + p_gap;
+    v_j := coalesce(cardinality(v_order), 0);
+    v_order := v_order || v_i;
+    while v_j > 0 and v_firsts[v_order[v_j]] > v_firsts[v_i] loop
+      v_order[v_j + 1] := v_order[v_j];
+      v_order[v_j] := v_i;
+      v_j := v_j - 1;
+    end loop;
+  end loop;
+  foreach v_i in array v_order loop
+    if v_n > 0 and v_firsts[v_i] - v_last[v_n] <= p_gap then
+      v_last[v_n] := greatest(v_last[v_n], v_lasts[v_i]);
+      v_start[v_n] := v_start[v_n] or v_starts[v_i];
     else
-      v_burst := p_new_bursts[v_j];
-      v_start := p_new_starts[v_j];
-      v_j := v_j + 1;
-      continue when upper(v_burst) < v_oldest - p_gap;
-    end if;
-    v_n := cardinality(v_bursts);
-    if v_n > 0 and lower(v_burst) - upper(v_bursts[v_n]) <= p_gap then
-      v_bursts[v_n] := tstzrange(lower(v_bursts[v_n]), greatest(upper(v_bursts[v_n]), upper(v_burst)), '[]');
-      v_starts[v_n] := v_starts[v_n] or v_start;
-    else
-      v_bursts := v_bursts || v_burst;
-      v_starts := v_starts || v_start;
+      v_n := v_n + 1;
+      v_first[v_n] := v_firsts[v_i];
+      v_last[v_n] := v_lasts[v_i];
+      v_start[v_n] := v_starts[v_i];
     end if;
   end loop;
 
-  -- A burst settles once two newer ones began: a minute at least at a 30 s poll, longer than an
-  -- instance holds a key's calls (30 s and a flush), so every part of it has been written. A
-  -- settled poll joins recent_polls; a settled start is dropped (the gap across it is the gap
-  -- between the polls around it). Each settled poll judges the one before it.
-  while cardinality(v_bursts) > 2 loop
-    if not v_starts[1] then
-      v_polls := v_polls || lower(v_bursts[1]);
+  -- All but the last two settle: a burst settles once two newer ones began, so every part of it
+  -- has been written (an instance holds a key's calls 35 s at most, two polls of a kiosk polling
+  -- every 30 s). A settled poll joins recent; a settled start is dropped (the gap across it is the
+  -- gap between the polls around it). Each settled poll judges the one before it.
+  while v_n - v_k + 1 > 2 loop
+    if not v_start[v_k] then
+      v_polls := v_polls || v_first[v_k];
       v_settled := v_settled + 1;
-      v_n := cardinality(v_polls);
+      v_j := cardinality(v_polls);
       -- The last four gaps between settled polls, oldest first (null where there are fewer).
-      v_g1 := pg_catalog.date_part('epoch', v_polls[v_n - 3] - v_polls[v_n - 4]);
-      v_g2 := pg_catalog.date_part('epoch', v_polls[v_n - 2] - v_polls[v_n - 3]);
-      v_g3 := pg_catalog.date_part('epoch', v_polls[v_n - 1] - v_polls[v_n - 2]);
-      v_g4 := pg_catalog.date_part('epoch', v_polls[v_n] - v_polls[v_n - 1]);
+      v_g1 := pg_catalog.date_part('epoch', v_polls[v_j - 3] - v_polls[v_j - 4]);
+      v_g2 := pg_catalog.date_part('epoch', v_polls[v_j - 2] - v_polls[v_j - 3]);
+      v_g3 := pg_catalog.date_part('epoch', v_polls[v_j - 1] - v_polls[v_j - 2]);
+      v_g4 := pg_catalog.date_part('epoch', v_polls[v_j] - v_polls[v_j - 1]);
       -- Interleaved: the poll before this one came less than 0.4 of either neighbouring gap after
       -- its predecessor (g3 beside g2 and g4). One device's gaps are its interval (jitter of 10 %
       -- either way: 0.82 at least) or multiples where polls failed: below 0.4 only with two polls
       -- lost in a row on each side; a crash loop's polls follow their starts by a whole interval.
       -- A second device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.4
       -- for f up to 0.29 either way, a band its jitter moves it through.
-      v_is_uneven := v_n >= 4 and v_g3 < 0.4 * least(v_g2, v_g4);
+      v_is_uneven := v_j >= 4 and v_g3 < 0.4 * least(v_g2, v_g4);
       -- Alternating: the last four gaps alternate between two lengths (each within 2 % of the one
       -- two before), the shorter at most 0.85 of the longer: two devices whose timers never drift
       -- (setInterval), at a fraction of the interval the first test does not reach. One device with
       -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
       -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches within 2 % by
       -- chance, about once a day.
-      if not v_is_uneven and v_n >= 5 then
+      if not v_is_uneven and v_j >= 5 then
         v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
         v_is_uneven := abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
                    and abs(v_g2 - v_g4) <= 0.02 * greatest(v_g2, v_g4)
@@ -173,24 +180,38 @@ begin
         v_uneven := v_uneven + 1;
       end if;
     end if;
-    v_bursts := v_bursts[2:];
-    v_starts := v_starts[2:];
+    v_settled_until := v_last[v_k];
+    v_k := v_k + 1;
   end loop;
 
-  v_n := cardinality(v_polls);
-  return query select v_polls[greatest(1, v_n - 4):], v_bursts, v_starts, v_settled, v_uneven;
+  -- Hours since the counting hour began (p_at: the write's latest call): a new one begins at the
+  -- first settling an hour after it, the hour before then holding the ended one's counts (none
+  -- after two hours, or before any).
+  v_hours := case when p_polls.hour_started_at is null or p_polls.hour_started_at + interval '2 hours' <= p_at then 2
+                  when p_polls.hour_started_at + interval '1 hour' <= p_at then 1
+                  else 0 end;
+  v_j := cardinality(v_polls);
+  return row(
+    v_polls[greatest(1, v_j - 4):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_settled_until,
+    case when v_hours > 0 then p_at else p_polls.hour_started_at end,
+    case when v_hours > 0 then 0 else p_polls.polls_this_hour end + v_settled,
+    case v_hours when 0 then p_polls.polls_last_hour when 1 then p_polls.polls_this_hour else 0 end,
+    case when v_hours > 0 then 0 else p_polls.uneven_this_hour end + v_uneven,
+    case v_hours when 0 then p_polls.uneven_last_hour when 1 then p_polls.uneven_this_hour else 0 end
+  )::public.kiosk_polls;
 end
 $$;
-comment on function cadence.settle_polls(timestamptz[], tstzrange[], boolean[], tstzrange[], boolean[], interval) is
-  'One key''s polls after a sightings write: its stored recent polls and unsettled bursts with this write''s bursts (p_new_*, each a first and last call, and whether it holds a kiosk start) merged where less than p_gap apart; returns the last five settled polls, the bursts still unsettled, how many polls settled and how many of them were uneven (uneven_polls).';
+comment on function cadence.settle_polls(public.kiosk_polls, timestamptz[], timestamptz[], boolean[], interval, timestamptz) is
+  'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls, each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
 
 create function cadence.record_kiosk_polls(
   p_keys text[], p_seen_at timestamptz[], p_ips inet[], p_versions text[],
   -- The seat-check evidence; a caller that has none (staff, a test) leaves it out.
   p_first_names text[] default '{}', p_last_names text[] default '{}', p_name_changes integer[] default '{}',
   p_poll_gap interval default interval '5 seconds',
-  p_burst_keys text[] default '{}', p_burst_starts timestamptz[] default '{}', p_burst_ends timestamptz[] default '{}',
-  p_burst_kiosk_starts boolean[] default '{}'
+  -- Each key's bursts of calls are p_burst_*[from : from + count - 1] (from, count: one per key).
+  p_burst_from integer[] default '{}', p_burst_count integer[] default '{}',
+  p_burst_firsts timestamptz[] default '{}', p_burst_lasts timestamptz[] default '{}', p_burst_starts boolean[] default '{}'
 )
 returns void
 language sql
@@ -203,25 +224,22 @@ as $$
   -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
   -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
   -- in key order, so two instances' statements cannot deadlock. A new row holds this write's bursts
-  -- unsettled; an existing one settles them with its own (cadence.settle_polls), and its hour's
-  -- polls and uneven polls roll into the previous hour at the first write an hour after the hour began.
+  -- unsettled. An existing one adds them to its own, an expression; once six or more are held, the
+  -- write settles them instead (cadence.settle_polls): every fourth write of a key polled once
+  -- between writes, so the function's cost (a few microseconds) is paid a quarter of the time.
   insert into public.kiosk_sightings as s (
     license_key, last_seen_at, last_seen_ip, schedule_version_held,
-    system_name_written, system_name_changes, system_name_changes_since, unsettled_bursts, unsettled_starts)
+    system_name_written, system_name_changes, system_name_changes_since, polls)
   select u.key, u.seen_at, u.ip, u.version, u.last_name,
          -- A change is a written name other than the one before it: within this write (counted in
          -- memory), and this write's first name against the stored one.
          coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
          case when u.last_name is not null then u.seen_at end,
-         b.bursts, b.starts
-  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes)
-       as u(key, seen_at, ip, version, first_name, last_name, name_changes)
+         row(null, p_burst_firsts[u.burst_from : u.burst_from + u.bursts - 1], p_burst_lasts[u.burst_from : u.burst_from + u.bursts - 1],
+             p_burst_starts[u.burst_from : u.burst_from + u.bursts - 1], null, null, 0, 0, 0, 0)::public.kiosk_polls
+  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes, p_burst_from, p_burst_count)
+       as u(key, seen_at, ip, version, first_name, last_name, name_changes, burst_from, bursts)
   left join public.kiosk_sightings as old on old.license_key = u.key
-  left join (select b.key,
-                    array_agg(tstzrange(b.started_at, b.ended_at, '[]') order by b.started_at) as bursts,
-                    array_agg(b.kiosk_start order by b.started_at) as starts
-               from unnest(p_burst_keys, p_burst_starts, p_burst_ends, p_burst_kiosk_starts) as b(key, started_at, ended_at, kiosk_start)
-              group by b.key) as b on b.key = u.key
   where exists (select from public.license_keys as k where k.key = u.key)
   order by u.key
   on conflict (license_key) do update set
@@ -238,25 +256,15 @@ as $$
                                else (case when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
                                           then 0 else s.system_name_changes end)
                                     + excluded.system_name_changes end,
-    (recent_polls, unsettled_bursts, unsettled_starts,
-     polls_hour_started_at, polls_this_hour, polls_last_hour, uneven_polls_this_hour, uneven_polls_last_hour) = (
-      select f.recent_polls, f.unsettled_bursts, f.unsettled_starts,
-             case when h.later > 0 then excluded.last_seen_at else s.polls_hour_started_at end,
-             case when h.later > 0 then f.polls else s.polls_this_hour + f.polls end,
-             case h.later when 0 then s.polls_last_hour when 1 then s.polls_this_hour else 0 end,
-             case when h.later > 0 then f.uneven else s.uneven_polls_this_hour + f.uneven end,
-             case h.later when 0 then s.uneven_polls_last_hour when 1 then s.uneven_polls_this_hour else 0 end
-        from cadence.settle_polls(s.recent_polls, s.unsettled_bursts, s.unsettled_starts,
-                                  excluded.unsettled_bursts, excluded.unsettled_starts, p_poll_gap) as f,
-             -- Hours since the counting hour began: a new one begins at the first write an hour after
-             -- it (the hour before is then the ended one's counts, or none after two hours or none yet).
-             lateral (select case when s.polls_hour_started_at is null
-                                    or s.polls_hour_started_at + interval '2 hours' <= excluded.last_seen_at then 2
-                                  when s.polls_hour_started_at + interval '1 hour' <= excluded.last_seen_at then 1
-                                  else 0 end as later) as h)
+    polls = case when coalesce(cardinality((s.polls).firsts), 0) + coalesce(cardinality((excluded.polls).firsts), 0) >= 6
+                 then cadence.settle_polls(s.polls, (excluded.polls).firsts, (excluded.polls).lasts, (excluded.polls).starts, p_poll_gap, excluded.last_seen_at)
+                 else row((s.polls).recent, (s.polls).firsts || (excluded.polls).firsts, (s.polls).lasts || (excluded.polls).lasts,
+                          (s.polls).starts || (excluded.polls).starts, (s.polls).settled_until, (s.polls).hour_started_at,
+                          (s.polls).polls_this_hour, (s.polls).polls_last_hour, (s.polls).uneven_this_hour, (s.polls).uneven_last_hour
+                      )::public.kiosk_polls end
 $$;
-comment on function cadence.record_kiosk_polls(text[], timestamptz[], inet[], text[], text[], text[], integer[], interval, text[], timestamptz[], timestamptz[], boolean[]) is
-  'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each burst of calls (p_burst_*: first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into the key''s polls.';
+comment on function cadence.record_kiosk_polls(text[], timestamptz[], inet[], text[], text[], text[], integer[], interval, integer[], integer[], timestamptz[], timestamptz[], boolean[]) is
+  'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each key''s bursts of calls (first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into its polls (public.kiosk_polls) every few writes.';
 
 -- Kept for the API instances deployed before this migration (supabase/README.md, "Changing a
 -- function the API calls"): their sightings and names are recorded; their calls and networks are
@@ -289,14 +297,15 @@ as $$
   -- not seen for two hours are stale and flag nothing.
   with found as (
     select s.license_key, r.rule
-      from (select s.*, w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag
+      from (select s.license_key, s.last_seen_at, s.system_name_changes, s.system_name_changes_since,
+                   (s.polls).uneven_this_hour + (s.polls).uneven_last_hour as uneven, (s.polls).polls_this_hour + (s.polls).polls_last_hour as polls,
+                   w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag
               from public.kiosk_sightings as s cross join public.seat_watch as w
-             where s.uneven_polls_this_hour + s.uneven_polls_last_hour >= w.uneven_polls_to_flag
+             where (s.polls).uneven_this_hour + (s.polls).uneven_last_hour >= w.uneven_polls_to_flag
                 or s.system_name_changes >= w.name_changes_to_flag
             offset 0) as s
      cross join lateral unnest(array[
-       case when s.uneven_polls_this_hour + s.uneven_polls_last_hour >= s.uneven_polls_to_flag
-             and s.uneven_polls_this_hour + s.uneven_polls_last_hour >= s.uneven_polls_share * (s.polls_this_hour + s.polls_last_hour)
+       case when s.uneven >= s.uneven_polls_to_flag and s.uneven >= s.uneven_polls_share * s.polls
              and s.last_seen_at > p_now - interval '2 hours' then 'uneven_polls' end,
        case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
      ]) as r(rule)
@@ -332,11 +341,11 @@ select q.license_key,
        q.first_flagged_at,
        q.last_flagged_at,
        q.flags,
-       s.polls_this_hour,
-       s.polls_last_hour,
-       s.uneven_polls_this_hour,
-       s.uneven_polls_last_hour,
-       s.recent_polls,
+       (s.polls).polls_this_hour,
+       (s.polls).polls_last_hour,
+       (s.polls).uneven_this_hour as uneven_polls_this_hour,
+       (s.polls).uneven_last_hour as uneven_polls_last_hour,
+       (s.polls).recent as recent_polls,
        s.last_seen_ip,
        s.system_name_changes
   from public.seat_suspicions as q
@@ -367,7 +376,7 @@ begin
          pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
            'licenseKey', q.license_key, 'systemName', k.system_name, 'rules', q.rules,
            'firstFlaggedAt', q.first_flagged_at, 'lastFlaggedAt', q.last_flagged_at,
-           'unevenPolls', coalesce(s.uneven_polls_this_hour + s.uneven_polls_last_hour, 0)
+           'unevenPolls', coalesce((s.polls).uneven_this_hour + (s.polls).uneven_last_hour, 0)
          ) order by q.license_key)
     from public.seat_suspicions as q
     join public.license_keys as k on k.key = q.license_key
@@ -377,7 +386,7 @@ begin
 end
 $$;
 
-revoke execute on function cadence.settle_polls(timestamptz[], tstzrange[], boolean[], tstzrange[], boolean[], interval) from public;
-revoke execute on function cadence.record_kiosk_polls(text[], timestamptz[], inet[], text[], text[], text[], integer[], interval, text[], timestamptz[], timestamptz[], boolean[]) from public;
-grant execute on function cadence.settle_polls(timestamptz[], tstzrange[], boolean[], tstzrange[], boolean[], interval) to service_role;
-grant execute on function cadence.record_kiosk_polls(text[], timestamptz[], inet[], text[], text[], text[], integer[], interval, text[], timestamptz[], timestamptz[], boolean[]) to service_role;
+revoke execute on function cadence.settle_polls(public.kiosk_polls, timestamptz[], timestamptz[], boolean[], interval, timestamptz) from public;
+revoke execute on function cadence.record_kiosk_polls(text[], timestamptz[], inet[], text[], text[], text[], integer[], interval, integer[], integer[], timestamptz[], timestamptz[], boolean[]) from public;
+grant execute on function cadence.settle_polls(public.kiosk_polls, timestamptz[], timestamptz[], boolean[], interval, timestamptz) to service_role;
+grant execute on function cadence.record_kiosk_polls(text[], timestamptz[], inet[], text[], text[], text[], integer[], interval, integer[], integer[], timestamptz[], timestamptz[], boolean[]) to service_role;

@@ -58,9 +58,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   "public.kiosk_sightings": {
     columns: {
       license_key: "select", last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select",
-      system_name_written: "select", system_name_changes: "select", system_name_changes_since: "select", recent_polls: "select",
-      unsettled_bursts: "select", unsettled_starts: "select", polls_hour_started_at: "select", polls_this_hour: "select",
-      polls_last_hour: "select", uneven_polls_this_hour: "select", uneven_polls_last_hour: "select",
+      system_name_written: "select", system_name_changes: "select", system_name_changes_since: "select", polls: "select",
     },
   },
   "public.kiosk_status": {

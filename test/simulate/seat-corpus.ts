@@ -46,11 +46,11 @@ export interface Closest {
 
 /** Each of some keys (`$1`) with uneven polls now: its uneven polls, polls, and how near a flag they are. */
 export const CLOSEST_SQL = `
-  select s.license_key as key, s.uneven_polls_this_hour + s.uneven_polls_last_hour as uneven, s.polls_this_hour + s.polls_last_hour as polls,
-         least((s.uneven_polls_this_hour + s.uneven_polls_last_hour)::float8 / w.uneven_polls_to_flag,
-               (s.uneven_polls_this_hour + s.uneven_polls_last_hour)::float8 / greatest(1, s.polls_this_hour + s.polls_last_hour) / w.uneven_polls_share) as nearness
-    from public.kiosk_sightings as s, public.seat_watch as w
-   where s.license_key = any($1::text[]) and s.uneven_polls_this_hour + s.uneven_polls_last_hour > 0`;
+  select s.key, s.uneven, s.polls, least(s.uneven::float8 / w.uneven_polls_to_flag, s.uneven::float8 / greatest(1, s.polls) / w.uneven_polls_share) as nearness
+    from (select license_key as key, (polls).uneven_this_hour + (polls).uneven_last_hour as uneven, (polls).polls_this_hour + (polls).polls_last_hour as polls
+            from public.kiosk_sightings where license_key = any($1::text[])) as s,
+         public.seat_watch as w
+   where s.uneven > 0`;
 
 /** The keys of pattern `n` in a run: `${prefix}-NNNN-KKKK`, a license key's shape (the prefix is two groups of four). */
 export const patternKeys = (prefix: string, pattern: SeatPattern, n: number) =>

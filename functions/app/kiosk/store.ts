@@ -44,10 +44,17 @@ export function firstSighting(at: number, ip: string | null): Sighting {
  * await recordSightings(db, [["DEMO-0000-0000-0001", sighting]], POLL_GAP_MS);
  */
 export async function recordSightings(db: Database, sightings: ReadonlyArray<readonly [key: string, sighting: Sighting]>, pollGapMs: number): Promise<void> {
-  const bursts = sightings.flatMap(([key, sighting]) => sighting.bursts.map((burst) => ({ key, ...burst })));
+  // Each key's bursts are the flat arrays' [from : from + count - 1] (1-based), in key order.
+  const from: number[] = [];
+  let next = 1;
+  for (const [, sighting] of sightings) {
+    from.push(next);
+    next += sighting.bursts.length;
+  }
+  const bursts = sightings.flatMap(([, sighting]) => sighting.bursts);
   await db.query(
     `select cadence.record_kiosk_polls($1::text[], $2::timestamptz[], $3::inet[], $4::text[], $5::text[], $6::text[], $7::integer[],
-       $8::interval, $9::text[], $10::timestamptz[], $11::timestamptz[], $12::boolean[])`,
+       $8::interval, $9::integer[], $10::integer[], $11::timestamptz[], $12::timestamptz[], $13::boolean[])`,
     [
       sightings.map(([key]) => key),
       sightings.map(([, sighting]) => sqlTimestamp(sighting.at)),
@@ -57,7 +64,8 @@ export async function recordSightings(db: Database, sightings: ReadonlyArray<rea
       sightings.map(([, sighting]) => sighting.lastName),
       sightings.map(([, sighting]) => sighting.nameChanges),
       `${pollGapMs} milliseconds`,
-      bursts.map((burst) => burst.key),
+      from,
+      sightings.map(([, sighting]) => sighting.bursts.length),
       bursts.map((burst) => sqlTimestamp(burst.first)),
       bursts.map((burst) => sqlTimestamp(burst.last)),
       bursts.map((burst) => burst.starting),
