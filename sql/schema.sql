@@ -69,7 +69,7 @@ CREATE TYPE public.kiosk_polls AS (
 -- Name: TYPE kiosk_polls; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls): recent, when its last five settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written; settled_until, the last call of the last settled burst; polls and uneven polls settled this hour (since hour_started_at) and the hour before.';
+COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls): recent, when its last six settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written; settled_until, the last call of the last settled burst; polls and uneven polls settled this hour (since hour_started_at) and the hour before.';
 
 
 --
@@ -2663,6 +2663,7 @@ declare
   v_i integer;
   v_j integer;
   v_k integer := 1;
+  v_g0 float8;
   v_g1 float8;
   v_g2 float8;
   v_g3 float8;
@@ -2706,28 +2707,31 @@ begin
       v_polls := v_polls || v_first[v_k];
       v_settled := v_settled + 1;
       v_j := cardinality(v_polls);
-      -- The last four gaps between settled polls, oldest first (null where there are fewer).
+      -- The last five gaps between settled polls, oldest first (null where there are fewer).
+      v_g0 := pg_catalog.date_part('epoch', v_polls[v_j - 4] - v_polls[v_j - 5]);
       v_g1 := pg_catalog.date_part('epoch', v_polls[v_j - 3] - v_polls[v_j - 4]);
       v_g2 := pg_catalog.date_part('epoch', v_polls[v_j - 2] - v_polls[v_j - 3]);
       v_g3 := pg_catalog.date_part('epoch', v_polls[v_j - 1] - v_polls[v_j - 2]);
       v_g4 := pg_catalog.date_part('epoch', v_polls[v_j] - v_polls[v_j - 1]);
-      -- Interleaved: the poll before this one came less than 0.4 of either neighbouring gap after
+      -- Interleaved: the poll before this one came less than 0.3 of either neighbouring gap after
       -- its predecessor (g3 beside g2 and g4). One device's gaps are its interval (jitter of 10 %
-      -- either way: 0.82 at least) or multiples where polls failed: below 0.4 only with two polls
-      -- lost in a row on each side; a crash loop's polls follow their starts by a whole interval.
-      -- A second device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.4
-      -- for f up to 0.29 either way, a band its jitter moves it through.
-      v_is_uneven := v_j >= 4 and v_g3 < 0.4 * least(v_g2, v_g4);
-      -- Alternating: the last four gaps alternate between two lengths (each within 2 % of the one
+      -- either way: 0.82 at least) or multiples where polls failed: with two lost in a row on each
+      -- side, 0.27 to 0.41; below 0.3 mostly with three lost on each side (a share p^6 of its polls
+      -- for a loss rate p). A crash loop's polls follow their starts by a whole interval. A second
+      -- device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.3 for f up to
+      -- 0.23 either way, a band its jitter moves it through.
+      v_is_uneven := v_j >= 4 and v_g3 < 0.3 * least(v_g2, v_g4);
+      -- Alternating: the last five gaps alternate between two lengths (each within 2 % of the one
       -- two before), the shorter at most 0.85 of the longer: two devices whose timers never drift
       -- (setInterval), at a fraction of the interval the first test does not reach. One device with
       -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
-      -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches within 2 % by
-      -- chance, about once a day.
-      if not v_is_uneven and v_j >= 5 then
+      -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches three times in a
+      -- row by chance about once in a week.
+      if not v_is_uneven and v_j >= 6 then
         v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
-        v_is_uneven := abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
+        v_is_uneven := abs(v_g0 - v_g2) <= 0.02 * greatest(v_g0, v_g2)
                    and abs(v_g2 - v_g4) <= 0.02 * greatest(v_g2, v_g4)
+                   and abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
                    and v_ratio <= 0.85
                    and abs(v_ratio - 0.25) > 0.02 and abs(v_ratio - 1.0 / 3) > 0.02 and abs(v_ratio - 0.5) > 0.02
                    and abs(v_ratio - 2.0 / 3) > 0.02 and abs(v_ratio - 0.75) > 0.02;
@@ -2748,7 +2752,7 @@ begin
                   else 0 end;
   v_j := cardinality(v_polls);
   return row(
-    v_polls[greatest(1, v_j - 4):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_settled_until,
+    v_polls[greatest(1, v_j - 5):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_settled_until,
     case when v_hours > 0 then p_at else p_polls.hour_started_at end,
     case when v_hours > 0 then 0 else p_polls.polls_this_hour end + v_settled,
     case v_hours when 0 then p_polls.polls_last_hour when 1 then p_polls.polls_this_hour else 0 end,
@@ -2763,7 +2767,7 @@ $$;
 -- Name: FUNCTION settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) IS 'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls, each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
+COMMENT ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) IS 'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls (the last six kept), each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
 
 
 --
@@ -3979,7 +3983,7 @@ COMMENT ON COLUMN public.seat_watch.uneven_polls_to_flag IS 'Uneven polls (caden
 -- Name: COLUMN seat_watch.uneven_polls_share; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.seat_watch.uneven_polls_share IS 'The least share of the key''s polls in the current and previous hour that must be uneven to flag uneven_polls: one device losing a share p of its polls makes about p^4 (5 % at p = 0.47).';
+COMMENT ON COLUMN public.seat_watch.uneven_polls_share IS 'The least share of the key''s polls in the current and previous hour that must be uneven to flag uneven_polls: one device losing a third of its polls makes 0.14 % in a day, half of them 0.8 %, 60 % of them 2.2 % (and 5 % in some two hours).';
 
 
 --
@@ -4014,7 +4018,7 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
 -- Name: VIEW suspected_copies; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last five polls began, the latest client IP, system-name changes. A suspicion refuses nobody.';
+COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last six polls began, the latest client IP, system-name changes. A suspicion refuses nobody.';
 
 
 --

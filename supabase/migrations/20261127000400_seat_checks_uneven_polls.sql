@@ -22,11 +22,11 @@
 -- - uneven_polls flags a key with uneven_polls_to_flag (6) uneven polls in the current and previous
 --   hour that are also uneven_polls_share (5 %) of its polls there (cadence.settle_polls says which
 --   polls are uneven, and why those bounds). One device's uneven polls come from polls lost several
---   in a row around one that got through: about p^4 of its polls when it loses a share p, 5 % at p =
---   0.47; so a flaky link polling every 30 s, whose 240 polls in two hours make a few, is not a copy,
---   where a second device makes uneven a share of the key's polls near its own share of them.
+--   in a row on both sides of two that got through: none in a day at a fifth of its polls lost, 0.14 %
+--   at a third, 0.8 % at half (a kiosk polling every 30 s: 240 polls in two hours, a few uneven at
+--   most); a second device makes uneven a share of the key's polls near its own share of them.
 --
--- Bounded per key, in the sightings row (one value, kiosk_sightings.polls): the last five polls'
+-- Bounded per key, in the sightings row (one value, kiosk_sightings.polls): the last six polls'
 -- starts and the bursts not yet settled, which a later write (another instance's) may still extend;
 -- never a row per call or per network. A write appends its bursts (an expression); every fourth or
 -- so settles them (cadence.settle_polls), so its cost is paid a quarter of the time. kiosk_networks
@@ -44,7 +44,7 @@ alter table public.seat_watch
 comment on column public.seat_watch.uneven_polls_to_flag is
   'Uneven polls (cadence.settle_polls) in the current and previous hour that flag uneven_polls, with uneven_polls_share: one device makes none but where several of its polls fail in a row; a second device makes many.';
 comment on column public.seat_watch.uneven_polls_share is
-  'The least share of the key''s polls in the current and previous hour that must be uneven to flag uneven_polls: one device losing a share p of its polls makes about p^4 (5 % at p = 0.47).';
+  'The least share of the key''s polls in the current and previous hour that must be uneven to flag uneven_polls: one device losing a third of its polls makes 0.14 % in a day, half of them 0.8 %, 60 % of them 2.2 % (and 5 % in some two hours).';
 
 -- The evidence staff read changes shape: drop its view, and the table only the old rules wrote.
 drop view public.suspected_copies;
@@ -64,7 +64,7 @@ create type public.kiosk_polls as (
   uneven_last_hour integer
 );
 comment on type public.kiosk_polls is
-  'A key''s polls (seat checks: uneven_polls): recent, when its last five settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written; settled_until, the last call of the last settled burst; polls and uneven polls settled this hour (since hour_started_at) and the hour before.';
+  'A key''s polls (seat checks: uneven_polls): recent, when its last six settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written; settled_until, the last call of the last settled burst; polls and uneven polls settled this hour (since hour_started_at) and the hour before.';
 
 alter table public.kiosk_sightings
   drop column calls_hour_started_at,
@@ -107,6 +107,7 @@ declare
   v_i integer;
   v_j integer;
   v_k integer := 1;
+  v_g0 float8;
   v_g1 float8;
   v_g2 float8;
   v_g3 float8;
@@ -150,28 +151,31 @@ begin
       v_polls := v_polls || v_first[v_k];
       v_settled := v_settled + 1;
       v_j := cardinality(v_polls);
-      -- The last four gaps between settled polls, oldest first (null where there are fewer).
+      -- The last five gaps between settled polls, oldest first (null where there are fewer).
+      v_g0 := pg_catalog.date_part('epoch', v_polls[v_j - 4] - v_polls[v_j - 5]);
       v_g1 := pg_catalog.date_part('epoch', v_polls[v_j - 3] - v_polls[v_j - 4]);
       v_g2 := pg_catalog.date_part('epoch', v_polls[v_j - 2] - v_polls[v_j - 3]);
       v_g3 := pg_catalog.date_part('epoch', v_polls[v_j - 1] - v_polls[v_j - 2]);
       v_g4 := pg_catalog.date_part('epoch', v_polls[v_j] - v_polls[v_j - 1]);
-      -- Interleaved: the poll before this one came less than 0.4 of either neighbouring gap after
+      -- Interleaved: the poll before this one came less than 0.3 of either neighbouring gap after
       -- its predecessor (g3 beside g2 and g4). One device's gaps are its interval (jitter of 10 %
-      -- either way: 0.82 at least) or multiples where polls failed: below 0.4 only with two polls
-      -- lost in a row on each side; a crash loop's polls follow their starts by a whole interval.
-      -- A second device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.4
-      -- for f up to 0.29 either way, a band its jitter moves it through.
-      v_is_uneven := v_j >= 4 and v_g3 < 0.4 * least(v_g2, v_g4);
-      -- Alternating: the last four gaps alternate between two lengths (each within 2 % of the one
+      -- either way: 0.82 at least) or multiples where polls failed: with two lost in a row on each
+      -- side, 0.27 to 0.41; below 0.3 mostly with three lost on each side (a share p^6 of its polls
+      -- for a loss rate p). A crash loop's polls follow their starts by a whole interval. A second
+      -- device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.3 for f up to
+      -- 0.23 either way, a band its jitter moves it through.
+      v_is_uneven := v_j >= 4 and v_g3 < 0.3 * least(v_g2, v_g4);
+      -- Alternating: the last five gaps alternate between two lengths (each within 2 % of the one
       -- two before), the shorter at most 0.85 of the longer: two devices whose timers never drift
       -- (setInterval), at a fraction of the interval the first test does not reach. One device with
       -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
-      -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches within 2 % by
-      -- chance, about once a day.
-      if not v_is_uneven and v_j >= 5 then
+      -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches three times in a
+      -- row by chance about once in a week.
+      if not v_is_uneven and v_j >= 6 then
         v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
-        v_is_uneven := abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
+        v_is_uneven := abs(v_g0 - v_g2) <= 0.02 * greatest(v_g0, v_g2)
                    and abs(v_g2 - v_g4) <= 0.02 * greatest(v_g2, v_g4)
+                   and abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
                    and v_ratio <= 0.85
                    and abs(v_ratio - 0.25) > 0.02 and abs(v_ratio - 1.0 / 3) > 0.02 and abs(v_ratio - 0.5) > 0.02
                    and abs(v_ratio - 2.0 / 3) > 0.02 and abs(v_ratio - 0.75) > 0.02;
@@ -192,7 +196,7 @@ begin
                   else 0 end;
   v_j := cardinality(v_polls);
   return row(
-    v_polls[greatest(1, v_j - 4):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_settled_until,
+    v_polls[greatest(1, v_j - 5):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_settled_until,
     case when v_hours > 0 then p_at else p_polls.hour_started_at end,
     case when v_hours > 0 then 0 else p_polls.polls_this_hour end + v_settled,
     case v_hours when 0 then p_polls.polls_last_hour when 1 then p_polls.polls_this_hour else 0 end,
@@ -202,7 +206,7 @@ begin
 end
 $$;
 comment on function cadence.settle_polls(public.kiosk_polls, timestamptz[], timestamptz[], boolean[], interval, timestamptz) is
-  'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls, each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
+  'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls (the last six kept), each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
 
 create function cadence.record_kiosk_polls(
   p_keys text[], p_seen_at timestamptz[], p_ips inet[], p_versions text[],
@@ -329,7 +333,7 @@ $$;
 comment on function cadence.seat_check_pass(timestamptz) is
   'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql and 20261126000600_seat_checks.sql.';
 
--- What staff read: the rules, the uneven polls and the last polls' starts, which show the interleaving.
+-- What staff read: the rules, the polls and uneven polls, and the last six polls' starts, which show the interleaving.
 create view public.suspected_copies
 with (security_invoker = true)
 as
@@ -353,7 +357,7 @@ select q.license_key,
   left join public.kiosk_sightings as s on s.license_key = q.license_key
  where q.last_flagged_at > pg_catalog.now() - interval '1 day';
 comment on view public.suspected_copies is
-  'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last five polls began, the latest client IP, system-name changes. A suspicion refuses nobody.';
+  'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last six polls began, the latest client IP, system-name changes. A suspicion refuses nobody.';
 revoke all on public.suspected_copies from anon, authenticated;
 
 create or replace function cadence.seat_digest(p_now timestamptz)

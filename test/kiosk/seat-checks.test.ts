@@ -113,7 +113,7 @@ describe("seat checks: the corpus of how kiosks really call (test/simulate/seat-
   // The whole corpus on a fast clock, every pattern at once: calls spread over three instances at
   // random, each replaced after a worker's life. A day of it is `npm run simulate -- --seat-corpus`
   // (test/bench/results.md); four hours hold every honest pattern's events, and find every copy
-  // started an hour in within two more. Deterministic: one seed, and the clock drives every write.
+  // started an hour in. Deterministic: one seed, and the clock drives every write.
   const runMs = 4 * HOUR;
   let verdicts: PatternVerdict[];
   beforeAll(async () => {
@@ -129,13 +129,13 @@ describe("seat checks: the corpus of how kiosks really call (test/simulate/seat-
   });
 
   it.each(SEAT_PATTERNS.filter((pattern) => pattern.kind === "copy" && !pattern.indistinguishable && pattern.copyFrom!(runMs) < runMs).map((p) => p.name))(
-    "copy: %s is found within two hours of its second device, after it started",
+    "copy: %s is found within three hours of its second device (the 5-minute copy is the slowest), after it started",
     (name) => {
       const verdict = verdicts.find((v) => v.name === name)!;
       expect(verdict.flaggedBeforeCopy, corpusMatrix([verdict])).toBe(false);
       expect(verdict.rules).toEqual(["uneven_polls"]);
       expect(verdict.foundAfterMs).not.toBeNull();
-      expect(verdict.foundAfterMs!).toBeLessThanOrEqual(2 * HOUR);
+      expect(verdict.foundAfterMs!).toBeLessThanOrEqual(3 * HOUR);
     },
   );
 
@@ -223,7 +223,7 @@ describe("seat checks: polls, not calls", () => {
                                from public.suspected_copies where license_key = ${otherFamily}`;
     expect(copy.uneven_polls_this_hour + copy.uneven_polls_last_hour).toBeGreaterThanOrEqual(6);
     expect(copy.polls_this_hour + copy.polls_last_hour).toBeGreaterThan(60);
-    expect(copy.recent_polls).toHaveLength(5);
+    expect(copy.recent_polls).toHaveLength(6);
     expect(copy.last_seen_ip).toBe("203.0.113.21");
     const [status] = await sql`select suspected_copy from public.kiosk_status where license_key = ${otherFamily}`;
     expect(status.suspected_copy).toBe(true);
@@ -231,9 +231,9 @@ describe("seat checks: polls, not calls", () => {
 
   it("one device losing polls makes a few uneven ones, fewer than uneven_polls_share of its polls: not flagged", async () => {
     const [key] = await newKeys(1);
-    // Polls every 30 s for 112 minutes; six times, two polls get through with two lost on either side:
-    // the second comes a third of its neighbouring gaps after the first, as a copy's would.
-    const lost = new Set([0, 1, 2, 3, 4, 5].flatMap((k) => [10, 11, 14, 15].map((i) => i + 40 * k)));
+    // Polls every 30 s for 112 minutes; six times, two polls get through with three lost on either
+    // side: the second comes a quarter of its neighbouring gaps after the first, as a copy's would.
+    const lost = new Set([0, 1, 2, 3, 4, 5].flatMap((k) => [10, 11, 12, 15, 16, 17].map((i) => i + 40 * k)));
     await play(polls(key, () => "198.51.100.30", 0, 112 * MINUTE, 30 * SECOND).filter((call) => !lost.has(Math.floor(call.at / (30 * SECOND)))));
     const seen = await evidenceOf(key);
     expect(seen.uneven).toBe(6);
@@ -310,7 +310,7 @@ describe("seat checks: the evidence rides on the sightings writes, bounded", () 
     // The write's tenth parameter: each key's count of bursts.
     expect(written.map((params) => (params[9] as number[])[0])).toEqual([BURSTS_KEPT_PER_KEY, BURSTS_KEPT_PER_KEY]);
     expect(await evidenceOf(key)).toMatchObject({ starts: [false, false], recent: expect.any(Array) });
-    expect((await evidenceOf(key)).recent).toHaveLength(5);
+    expect((await evidenceOf(key)).recent).toHaveLength(6);
   });
 
   it("a write the database missed (unavailable) keeps its bursts and names for the next", async () => {
