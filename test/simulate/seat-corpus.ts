@@ -188,11 +188,13 @@ export function corpusMatrix(verdicts: PatternVerdict[]): string {
       ? `not found: cannot be told from ${v.indistinguishable}`
       : "**missed**";
     const { uneven, polls, nearness } = v.closest;
-    const closest = uneven === 0 ? "none uneven" : `${uneven} uneven of ${polls} polls (${Math.round(nearness * 100)} %)`;
+    const closest = uneven === 0
+      ? "none uneven"
+      : `${uneven} uneven of ${polls} polls (${nearness >= 1 ? "over both thresholds" : `${Math.round(nearness * 100)} % of the way`})`;
     return `| ${v.name}${v.keys > 1 ? ` (${v.keys} keys)` : ""} | ${v.kind} | ${outcome} | ${closest} |`;
   };
   return [
-    "| pattern | kind | outcome | closest to a flag at a pass: uneven polls, polls, nearness (100 %: flagged) |",
+    "| pattern | kind | outcome | closest to a flag at a pass: uneven polls of polls in two hours, how near |",
     "|---|---|---|---|",
     ...verdicts.map(row),
   ].join("\n");
