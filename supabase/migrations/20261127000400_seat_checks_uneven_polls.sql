@@ -51,20 +51,22 @@ drop view public.suspected_copies;
 drop table public.kiosk_networks;
 
 -- One key's polls: what the seat checks keep of its calls between writes.
+-- The counts first: fixed-width fields before the arrays are read at a fixed offset, so the pass's
+-- scan of every key reads them without walking the arrays.
 create type public.kiosk_polls as (
-  recent timestamptz[],
-  firsts timestamptz[],
-  lasts timestamptz[],
-  starts boolean[],
-  settled_until timestamptz,
   hour_started_at timestamptz,
   polls_this_hour integer,
   polls_last_hour integer,
   uneven_this_hour integer,
-  uneven_last_hour integer
+  uneven_last_hour integer,
+  settled_until timestamptz,
+  recent timestamptz[],
+  firsts timestamptz[],
+  lasts timestamptz[],
+  starts boolean[]
 );
 comment on type public.kiosk_polls is
-  'A key''s polls (seat checks: uneven_polls): recent, when its last six settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written; settled_until, the last call of the last settled burst; polls and uneven polls settled this hour (since hour_started_at) and the hour before.';
+  'A key''s polls (seat checks: uneven_polls): polls and uneven polls settled this hour (since hour_started_at) and the hour before; settled_until, the last call of the last settled burst; recent, when its last six settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written.';
 
 alter table public.kiosk_sightings
   drop column calls_hour_started_at,
@@ -196,12 +198,12 @@ begin
                   else 0 end;
   v_j := cardinality(v_polls);
   return row(
-    v_polls[greatest(1, v_j - 5):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_settled_until,
     case when v_hours > 0 then p_at else p_polls.hour_started_at end,
     case when v_hours > 0 then 0 else p_polls.polls_this_hour end + v_settled,
     case v_hours when 0 then p_polls.polls_last_hour when 1 then p_polls.polls_this_hour else 0 end,
     case when v_hours > 0 then 0 else p_polls.uneven_this_hour end + v_uneven,
-    case v_hours when 0 then p_polls.uneven_last_hour when 1 then p_polls.uneven_this_hour else 0 end
+    case v_hours when 0 then p_polls.uneven_last_hour when 1 then p_polls.uneven_this_hour else 0 end,
+    v_settled_until, v_polls[greatest(1, v_j - 5):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n]
   )::public.kiosk_polls;
 end
 $$;
@@ -239,8 +241,8 @@ as $$
          -- memory), and this write's first name against the stored one.
          coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
          case when u.last_name is not null then u.seen_at end,
-         row(null, p_burst_firsts[u.burst_from : u.burst_from + u.bursts - 1], p_burst_lasts[u.burst_from : u.burst_from + u.bursts - 1],
-             p_burst_starts[u.burst_from : u.burst_from + u.bursts - 1], null, null, 0, 0, 0, 0)::public.kiosk_polls
+         row(null, 0, 0, 0, 0, null, null, p_burst_firsts[u.burst_from : u.burst_from + u.bursts - 1],
+             p_burst_lasts[u.burst_from : u.burst_from + u.bursts - 1], p_burst_starts[u.burst_from : u.burst_from + u.bursts - 1])::public.kiosk_polls
   from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes, p_burst_from, p_burst_count)
        as u(key, seen_at, ip, version, first_name, last_name, name_changes, burst_from, bursts)
   left join public.kiosk_sightings as old on old.license_key = u.key
@@ -262,10 +264,9 @@ as $$
                                     + excluded.system_name_changes end,
     polls = case when coalesce(cardinality((s.polls).firsts), 0) + coalesce(cardinality((excluded.polls).firsts), 0) >= 6
                  then cadence.settle_polls(s.polls, (excluded.polls).firsts, (excluded.polls).lasts, (excluded.polls).starts, p_poll_gap, excluded.last_seen_at)
-                 else row((s.polls).recent, (s.polls).firsts || (excluded.polls).firsts, (s.polls).lasts || (excluded.polls).lasts,
-                          (s.polls).starts || (excluded.polls).starts, (s.polls).settled_until, (s.polls).hour_started_at,
-                          (s.polls).polls_this_hour, (s.polls).polls_last_hour, (s.polls).uneven_this_hour, (s.polls).uneven_last_hour
-                      )::public.kiosk_polls end
+                 else row((s.polls).hour_started_at, (s.polls).polls_this_hour, (s.polls).polls_last_hour, (s.polls).uneven_this_hour,
+                          (s.polls).uneven_last_hour, (s.polls).settled_until, (s.polls).recent, (s.polls).firsts || (excluded.polls).firsts,
+                          (s.polls).lasts || (excluded.polls).lasts, (s.polls).starts || (excluded.polls).starts)::public.kiosk_polls end
 $$;
 comment on function cadence.record_kiosk_polls(text[], timestamptz[], inet[], text[], text[], text[], integer[], interval, integer[], integer[], timestamptz[], timestamptz[], boolean[]) is
   'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each key''s bursts of calls (first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into its polls (public.kiosk_polls) every few writes.';

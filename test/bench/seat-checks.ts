@@ -1,7 +1,7 @@
 /// <reference lib="deno.ns" />
 // `npm run bench -- --seats [--keys=100000] [--rounds=9] [--copied=0.01]`: what the seat checks cost
 // at fleet size. On a fresh throwaway Postgres 15 with that many keys, each already sighted three to
-// six times (a quarter settling their polls at any write): the sightings write of a batch of keys as it was
+// six times (a quarter settling their polls at any write), vacuumed: the sightings write of a batch of keys as it was
 // before the seat checks (the old statement, restored in the bench's database only) beside the write
 // carrying the evidence, alternately, each round a minute later: each key's poll (its schedule and
 // proclamations read, 0.6 s apart), and for a share of them (copied) a second device's poll 17 s
@@ -92,13 +92,15 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
       return { wallMs: performance.now() - began, cpuMs: (cpuSeconds(pid) - cpu) * 1000 };
     };
     // A fleet that has run for a while: each key sighted three to six times, a minute apart, so
-    // that a quarter of the keys settle their polls at any one write (a write settles them once it
-    // holds six bursts), as in a fleet whose keys started at their own moments.
+    // that a quarter of the keys (copied or not) settle their polls at any one write (a write
+    // settles them once it holds six bursts), as in a fleet whose keys started at their own
+    // moments; then vacuumed, as autovacuum keeps a table updated this often.
     const range = (from: number, count: number) => Array.from({ length: Math.max(0, Math.min(count, keys - from)) }, (_, i) => from + i);
+    const phase = (n: number) => Math.floor(n / 100) % 4;
     for (let round = 0; round < 6; round++) {
-      for (let from = 0; from < keys; from += BATCH) await write("new", range(from, BATCH).filter((n) => round >= n % 4), round);
+      for (let from = 0; from < keys; from += BATCH) await write("new", range(from, BATCH).filter((n) => round >= phase(n)), round);
     }
-    await client.query("analyze public.license_keys, public.kiosk_sightings");
+    await client.query("vacuum analyze public.license_keys, public.kiosk_sightings");
     const old: { wallMs: number; cpuMs: number }[] = [];
     const withEvidence: { wallMs: number; cpuMs: number }[] = [];
     for (let round = 6; round < rounds + 6; round++) {
@@ -111,9 +113,10 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
     for (let round = 0; round < rounds; round++) {
       passes.push(await timed(() => client.query("select cadence.seat_check_pass($1::timestamptz)", [at(rounds + 6 + round)])));
     }
-    const [size] = (await client.query<{ sightings: string; uneven: number }>(
+    const [size] = (await client.query<{ sightings: string; uneven: number; polls: number }>(
       `select pg_size_pretty(pg_total_relation_size('public.kiosk_sightings')) as sightings,
-              (select count(*)::int from public.kiosk_sightings where (polls).uneven_this_hour > 0) as uneven`,
+              (select count(*)::int from public.kiosk_sightings where (polls).uneven_this_hour > 0) as uneven,
+              (select avg(pg_column_size(polls))::int from public.kiosk_sightings) as polls`,
     )).rows;
     const writesPerDay = keys * 1_440;
     /** Seconds a day of `runs` (each a batch of keys), at every key written once a minute. */
@@ -141,7 +144,7 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
         sightingsWithEvidence: perDay(withEvidence, "wallMs"),
         pass: Math.round(median(passes.map((run) => run.wallMs)) * 1_440 / 1000),
       },
-      tableSize: { sightings: size.sightings },
+      tableSize: { sightings: size.sightings, pollsBytesPerKey: size.polls },
     }, null, 2));
   } finally {
     await client.end();
