@@ -2725,7 +2725,7 @@ begin
       -- (setInterval), at a fraction of the interval the first test does not reach. One device with
       -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
       -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches three times in a
-      -- row by chance about once in a week.
+      -- row by chance, a few of its polls a day at most (the corpus, test/bench/results.md).
       if not v_is_uneven and v_j >= 6 then
         v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
         v_is_uneven := abs(v_g0 - v_g2) <= 0.02 * greatest(v_g0, v_g2)

@@ -50,9 +50,9 @@ comment on column public.seat_watch.uneven_polls_share is
 drop view public.suspected_copies;
 drop table public.kiosk_networks;
 
--- One key's polls: what the seat checks keep of its calls between writes.
--- The counts first: fixed-width fields before the arrays are read at a fixed offset, so the pass's
--- scan of every key reads them without walking the arrays.
+-- One key's polls: what the seat checks keep of its calls between writes. The counts come first:
+-- fixed-width fields before the arrays sit at a fixed offset, so the pass's scan of every key reads
+-- them without walking the arrays.
 create type public.kiosk_polls as (
   hour_started_at timestamptz,
   polls_this_hour integer,
@@ -172,7 +172,7 @@ begin
       -- (setInterval), at a fraction of the interval the first test does not reach. One device with
       -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
       -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches three times in a
-      -- row by chance about once in a week.
+      -- row by chance, a few of its polls a day at most (the corpus, test/bench/results.md).
       if not v_is_uneven and v_j >= 6 then
         v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
         v_is_uneven := abs(v_g0 - v_g2) <= 0.02 * greatest(v_g0, v_g2)
