@@ -1,0 +1,237 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import process from "node:process";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { RequestObserver } from "../http/request-timing.ts";
+import type { RuntimeObservers, RuntimeUsage } from "../runtime.ts";
+import type { FleetCounts } from "./fleet-gauges.ts";
+
+/**
+ * OpenTelemetry's advice for `http.server.request.duration` (its semantic conventions, in seconds),
+ * so a dashboard built for OpenTelemetry's buckets reads these as they are.
+ */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/** The methods the interface answers; any other is counted as OpenTelemetry's `_OTHER`, so a client cannot add label values. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "OPTIONS", "DELETE", "PATCH"]);
+
+export interface WorkerMetrics extends RuntimeObservers {
+  /** For the app's request timing (http/request-timing.ts). */
+  observeRequest: RequestObserver;
+  /** Reads the runtime's parts at each scrape, from now on. */
+  attach(usage: RuntimeUsage): void;
+  /** Reports the fleet's counts (fleet-gauges.ts), which only one worker of a machine reads. */
+  attachFleet(read: () => Promise<FleetCounts | undefined>): void;
+  /** The Prometheus text exposition. */
+  scrape(): Promise<string>;
+  contentType: string;
+}
+
+/**
+ * One worker's metrics, in Prometheus' text format, with prom-client (the maintained client the
+ * Prometheus project lists for Node.js; its registry renders the format itself and needs no HTTP
+ * server of its own). Names follow Prometheus' conventions (`_seconds`, `_total`, base units) and
+ * labels stay few: the request histogram is OpenTelemetry's `http.server.request.duration` as its
+ * Prometheus exporter names it, labelled by method, route template (never the path: a key in a
+ * path would make a series per kiosk) and status. Each worker is its own scrape target (its admin
+ * port): Prometheus sums them, and a worker restarted starts its counters from zero, which
+ * `rate()` reads as the reset it is. prom-client's default process metrics are not used: under
+ * Deno's permissions they read /proc/self as zero (memory, descriptors).
+ *
+ * @example
+ * const metrics = workerMetrics();
+ * const app = createApp({ ...deps, observeRequest: metrics.observeRequest });
+ */
+export function workerMetrics(): WorkerMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  let usage: RuntimeUsage | undefined;
+
+  const duration = new Histogram({
+    name: "http_server_request_duration_seconds",
+    help: "Duration of HTTP server requests (OpenTelemetry's http.server.request.duration), from the app's first middleware to its answer.",
+    labelNames: ["http_request_method", "http_route", "http_response_status_code"],
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  /** One histogram child per method, route and status: the label hashing is done once, not per request. */
+  const children = new Map<string, ReturnType<typeof duration.labels>>();
+  /** Hono's route pattern (`/api/v2/licenses/:licenseKey/schedule`) as the OpenAPI document writes it. */
+  const templates = new Map<string, string>();
+  const templateOf = (routePath: string) => {
+    let template = templates.get(routePath);
+    if (template === undefined) {
+      // A pattern ending in `*` is a middleware's: no route matched (404, 405, a CORS preflight).
+      template = routePath.endsWith("*") ? "" : routePath.replace(/:(\w+)/g, "{$1}");
+      templates.set(routePath, template);
+    }
+    return template;
+  };
+
+  const shed = new Counter({
+    name: "cadence_database_statements_shed_total",
+    help: "Statements shed as back-pressure (DatabaseBusy): the deadline ran out waiting for a pool connection, a write slot or a batch ahead; answered 503 or from the last known good.",
+    registers,
+  });
+  const unavailable = new Counter({
+    name: "cadence_database_statements_unavailable_total",
+    help: "Statements that failed because the database was unreachable or past its deadline, or refused at once while it was marked unavailable.",
+    registers,
+  });
+  const limiterErrors = new Counter({
+    name: "cadence_rate_limit_store_errors_total",
+    help: "Rate-limit checks whose store (Redis, Upstash) erred or did not answer within 500 ms; the rule's fail mode applied.",
+    labelNames: ["rule"],
+    registers,
+  });
+
+  new Gauge({
+    name: "cadence_database_pool_connections",
+    help: "Connections of this worker's Postgres pool, by state.",
+    labelNames: ["state"],
+    registers,
+    collect() {
+      const pool = usage?.pool?.();
+      if (!pool) return;
+      this.set({ state: "busy" }, pool.total - pool.idle);
+      this.set({ state: "idle" }, pool.idle);
+    },
+  });
+  new Gauge({
+    name: "cadence_database_pool_max_connections",
+    help: "The size of this worker's Postgres pool.",
+    registers,
+    collect() {
+      const pool = usage?.pool?.();
+      if (pool) this.set(pool.max);
+    },
+  });
+  new Gauge({
+    name: "cadence_database_pool_waiting_statements",
+    help: "Statements waiting for a connection of this worker's pool.",
+    registers,
+    collect() {
+      const pool = usage?.pool?.();
+      if (pool) this.set(pool.waiting);
+    },
+  });
+  new Gauge({
+    name: "cadence_database_write_lane_slots",
+    help: "The write lane's slots (the pool connections single writes may hold), by state.",
+    labelNames: ["state"],
+    registers,
+    collect() {
+      const lane = usage?.writeLane?.();
+      if (!lane) return;
+      this.set({ state: "busy" }, lane.busy);
+      this.set({ state: "free" }, lane.slots - lane.busy);
+    },
+  });
+  new Gauge({
+    name: "cadence_database_write_lane_waiting_writes",
+    help: "Single writes waiting for a slot of the write lane (shed once their deadline passes).",
+    registers,
+    collect() {
+      const lane = usage?.writeLane?.();
+      if (lane) this.set(lane.waiting);
+    },
+  });
+  new Gauge({
+    name: "cadence_database_available",
+    help: "1 while this worker takes the database as answering, 0 while it answers from the last known good (db/availability.ts).",
+    registers,
+    collect() {
+      const available = usage?.databaseAvailable?.();
+      if (available !== undefined) this.set(available ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "cadence_kiosk_sightings_held",
+    help: "Kiosk sightings this worker holds for its next write (written every few seconds, kept through an outage).",
+    registers,
+    collect() {
+      if (usage) this.set(usage.sightingsHeld());
+    },
+  });
+
+  /** The fleet's counts (fleet-gauges.ts keeps them for a while: one read serves every gauge below). */
+  let readFleet: (() => Promise<FleetCounts | undefined>) | undefined;
+  const fleetGauge = (name: string, help: string, value: (counts: FleetCounts) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        const counts = await readFleet?.();
+        if (counts) this.set(value(counts));
+      },
+    });
+  fleetGauge("cadence_kiosks_online", "License keys whose kiosk was seen within its account's offline_alert_after (15 minutes by default), as public.kiosk_status counts online.", (c) => c.online);
+  fleetGauge("cadence_kiosks_dark", "Kiosks gone dark: offline-alert outages opened and not yet back (public.kiosk_outages).", (c) => c.dark);
+  fleetGauge("cadence_outbox_pending_emails", "E-mails queued and not yet sent (public.email_outbox).", (c) => c.outboxPending);
+  fleetGauge("cadence_outbox_oldest_pending_age_seconds", "Age of the oldest e-mail still pending; 0 when none is.", (c) => c.outboxOldestSeconds);
+  fleetGauge("cadence_seat_suspicions", "License keys flagged by the seat checks within the last day (public.seat_suspicions): suspected of being used by more than one kiosk.", (c) => c.seatSuspicions);
+  fleetGauge("cadence_fleet_read_timestamp_seconds", "When the fleet's counts above were read from the database (Unix time): they keep their last values while it is unavailable.", (c) => c.readAt / 1000);
+
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const loopGauge = (name: string, help: string, value: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(value() / 1e9);
+      },
+    });
+  loopGauge("cadence_event_loop_delay_p99_seconds", "How late this worker's event loop ran a 10 ms timer since the last scrape, 99th percentile.", () => loopDelay.percentile(99));
+  loopGauge("cadence_event_loop_delay_max_seconds", "How late this worker's event loop ran a 10 ms timer since the last scrape, at most; read last, it starts the next interval.", () => {
+    const most = loopDelay.max;
+    loopDelay.reset();
+    return most;
+  });
+  new Gauge({
+    name: "process_resident_memory_bytes",
+    help: "Resident memory size in bytes.",
+    registers,
+    collect() {
+      this.set(process.memoryUsage.rss());
+    },
+  });
+  new Counter({
+    name: "process_cpu_seconds_total",
+    help: "Total user and system CPU time spent in seconds.",
+    registers,
+    collect() {
+      const { user, system } = process.cpuUsage();
+      this.reset();
+      this.inc((user + system) / 1e6);
+    },
+  });
+  new Gauge({
+    name: "process_start_time_seconds",
+    help: "Start time of the process since unix epoch in seconds.",
+    registers,
+  }).set(Math.round(Date.now() / 1000 - performance.now() / 1000));
+
+  return {
+    observeRequest(method, routePath, status, seconds) {
+      const key = `${method} ${routePath} ${status}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        child = duration.labels(METHODS.has(method) ? method : "_OTHER", templateOf(routePath), String(status));
+        children.set(key, child);
+      }
+      child.observe(seconds);
+    },
+    databaseFailed: (kind) => (kind === "busy" ? shed : unavailable).inc(),
+    limiterUnavailable: (rule) => limiterErrors.inc({ rule }),
+    attach(parts) {
+      usage = parts;
+    },
+    attachFleet(read) {
+      readFleet = read;
+    },
+    scrape: () => registry.metrics(),
+    contentType: registry.contentType,
+  };
+}
