@@ -5,7 +5,7 @@ import { parseConfig } from "../app/config.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
 import { importOptional } from "../app/import-optional.ts";
 import { listenOn } from "../app/http/port-in-use.ts";
-import { consoleLogger } from "../app/log.ts";
+import { consoleLogger, type Logger } from "../app/log.ts";
 import { exitOnOperatorError } from "../app/operator-error.ts";
 import { openRuntime } from "../app/runtime.ts";
 
@@ -50,10 +50,13 @@ if (onEdgeRuntime()) {
     importOptional<typeof import("../app/admin/worker-admin.ts")>(new URL("../app/admin/worker-admin.ts", import.meta.url)),
     importOptional<typeof import("../app/admin/graceful-stop.ts")>(new URL("../app/admin/graceful-stop.ts", import.meta.url)),
   ]);
+  // A worker of `npm run start:workers` names itself on every line: their lines share one log.
+  const worker = config.WORKER === undefined ? {} : { worker: config.WORKER };
+  const log: Logger = config.WORKER === undefined ? consoleLogger : (level, event, fields) => consoleLogger(level, event, { ...fields, ...worker });
   const adminPort = config.ADMIN_PORT;
   // First, so /live answers while the start migrates.
-  const admin = adminPort === undefined ? undefined : await openWorkerAdmin({ ...config, ADMIN_PORT: adminPort }, consoleLogger).catch(exitOnOperatorError);
-  const runtime = await openRuntime(config, consoleLogger, admin?.metrics).catch(exitOnOperatorError);
+  const admin = adminPort === undefined ? undefined : await openWorkerAdmin({ ...config, ADMIN_PORT: adminPort }, log).catch(exitOnOperatorError);
+  const runtime = await openRuntime(config, log, admin?.metrics).catch(exitOnOperatorError);
   admin?.attach(runtime);
   const app = createApp({ ...runtime.deps, observeRequest: admin?.metrics.observeRequest });
   const server = await listenOn(config.PORT, "PORT", () =>
@@ -61,29 +64,28 @@ if (onEdgeRuntime()) {
       hostname: config.HOST,
       port: config.PORT,
       handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
-      log: consoleLogger,
+      log,
     })
   ).catch(exitOnOperatorError);
   admin?.readiness.met("listening");
-  const worker = config.WORKER === undefined ? {} : { worker: config.WORKER };
-  consoleLogger("info", "listening", {
+  log("info", "listening", {
     port: server.port,
     host: server.hostname,
     ...(admin && { adminPort: admin.listener.port }),
-    ...worker,
+    pid: Deno.pid,
     ...runtime.describe,
     fileDescriptorLimit: config.FILE_DESCRIPTOR_LIMIT ?? "unknown",
   });
   // What the supervisor waits for in a rolling restart: ready, then seen ready by the proxy.
-  void admin?.readiness.ready.then(() => consoleLogger("info", "ready", worker));
-  void admin?.readiness.checkedReady.then((checked) => consoleLogger("info", "ready_checked", { ...worker, checked }));
+  void admin?.readiness.ready.then(() => log("info", "ready"));
+  void admin?.readiness.checkedReady.then((checked) => log("info", "ready_checked", { checked }));
 
   const stop = gracefulStop({
     readiness: admin?.readiness,
     stopServing: () => server.shutdown(),
     closeRuntime: () => runtime.close(),
     closeAdmin: admin && (() => admin.listener.close()),
-    log: consoleLogger,
+    log,
     exit: (code) => Deno.exit(code),
   });
   Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));

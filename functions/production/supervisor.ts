@@ -9,7 +9,6 @@
 // new code, and is taken back by the proxy before the next goes); SIGTERM or SIGINT stops them all,
 // each draining; a worker that exits on its own is started again after a pause. Each worker's log
 // lines are passed through as they are.
-import { CHECKED_WITHIN_MS } from "../app/admin/readiness.ts";
 import { STOP_WITHIN_MS } from "../app/admin/graceful-stop.ts";
 import { type Config, DEFAULT_ADMIN_PORT, parseConfig } from "../app/config.ts";
 import { consoleLogger } from "../app/log.ts";
@@ -45,6 +44,8 @@ const portOf = (base: number, worker: number) => (base === 0 ? 0 : base + worker
 interface Running {
   child: Deno.ChildProcess;
   startedAt: number;
+  /** The ports the worker's `listening` line names: PORT's and ADMIN_PORT's, or those taken for 0. */
+  ports?: { port: number; adminPort: number };
   /** Resolves when the worker logs `ready`; never if it exits first. */
   ready: Promise<void>;
   /** Resolves when the worker logs `ready_checked`: the proxy has taken it (or nothing checks it). */
@@ -96,6 +97,10 @@ function spawn(slot: Slot): Running {
   const ready = new Promise<void>((resolve) => (onReady = resolve));
   const checked = new Promise<void>((resolve) => (onChecked = resolve));
   const events = (line: string) => {
+    if (line.includes('"event":"listening"')) {
+      const { port, adminPort } = JSON.parse(line) as { port: number; adminPort: number };
+      running.ports = { port, adminPort };
+    }
     if (line.includes('"event":"ready"')) onReady();
     if (line.includes('"event":"ready_checked"')) onChecked();
   };
@@ -153,8 +158,8 @@ async function startAll() {
   }));
   log("info", "workers_ready", {
     workers: count,
-    ports: slots.map((slot) => portOf(config.PORT, slot.worker)),
-    adminPorts: slots.map((slot) => portOf(adminBase, slot.worker)),
+    ports: slots.map((slot) => slot.running?.ports?.port),
+    adminPorts: slots.map((slot) => slot.running?.ports?.adminPort),
   });
 }
 
@@ -181,14 +186,14 @@ async function rollingRestart() {
         exited(slot, running, outcome);
         return;
       }
-      // Bounded by the worker itself: ready_checked comes at most CHECKED_WITHIN_MS after ready.
+      // Bounded by the worker itself: ready_checked comes at most CHECKED_WITHIN_MS (5 s) after ready.
       await Promise.race([running.checked, running.exited]);
       slot.failures = 0;
     } finally {
       slot.replacing = false;
     }
   }
-  log("info", "rolling_restart_done", { workers: count, ms: Math.round(performance.now() - started), proxyWaitMs: CHECKED_WITHIN_MS });
+  log("info", "rolling_restart_done", { workers: count, ms: Math.round(performance.now() - started) });
 }
 
 async function stopAll(code = 0): Promise<never> {

@@ -1,11 +1,11 @@
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
-import { CHECKED_WITHIN_MS, type Readiness } from "./readiness.ts";
+import type { Readiness } from "./readiness.ts";
 
 /**
  * The most a stop takes, from the signal to the exit: the proxy's next look (at most
- * `CHECKED_WITHIN_MS`), the requests under way (a body arrives within 10 s, `BODY_DEADLINE_MS`, and
- * the database answers within `DATABASE_DEADLINE_MS`), the sightings' last write (one deadline).
+ * `CHECKED_WITHIN_MS`, 5 s), the requests under way (`QUIET_WITHIN_MS`, 11 s: a body arrives within
+ * 10 s), the sightings' last write (one `DATABASE_DEADLINE_MS`, 2 s by default) and the pools' close.
  * Past it the process exits anyway, with status 1 and a line saying so: a service manager waits
  * this long and a little more (functions/production/cadence-workers.service, `TimeoutStopSec`).
  */
@@ -27,10 +27,11 @@ export interface StopSteps {
 
 /**
  * A worker's stop, in the order that drops no request: `/ready` says draining; once the proxy has
- * looked and read it (HAProxy then sends nothing new), the listener closes and the requests under
- * way finish; then the sightings are written and the pools closed; the admin listener goes last,
- * so the proxy can read the drain to the end. Where nothing checks the worker (`npm start` alone),
- * it closes at once. Called again while it runs, it does nothing more.
+ * looked and read it (HAProxy then sends nothing new), the requests under way finish and the
+ * listener closes (http/self-hosted-server.ts); then the sightings are written and the pools
+ * closed; the admin listener goes last, so the proxy can read the drain to the end. Where nothing
+ * checks the worker (`npm start` alone), it does not wait for a look. Called again while it runs,
+ * it does nothing more.
  *
  * @example
  * const stop = gracefulStop({ readiness, stopServing: () => server.shutdown(), closeRuntime: runtime.close, log, exit: Deno.exit });
@@ -47,7 +48,7 @@ export function gracefulStop(steps: StopSteps): (reason: string) => Promise<void
       steps.log("error", "stop_overran", { withinMs, step });
       steps.exit(1);
     }, withinMs);
-    steps.log("info", "stopping", { reason, proxyWaitMs: steps.readiness ? CHECKED_WITHIN_MS : 0 });
+    steps.log("info", "stopping", { reason });
     try {
       steps.readiness?.drain();
       await steps.readiness?.letGo();

@@ -1,0 +1,37 @@
+#!/bin/sh
+# `npm run -s certificate -- [host name] [directory]`: a self-signed TLS certificate for the proxy,
+# until a real one replaces it (certbot: functions/README.md, "Certificates"). It is a leaf for the
+# host's name (and localhost, 127.0.0.1), not a CA: clients built on rustls or webpki (Deno's
+# fetch, so `npm run check`) refuse a CA certificate served as the server's own
+# (`CaUsedAsEndEntity`), which is what `openssl req -x509` makes unless told otherwise.
+#
+# Writes, in the directory (/etc/cadence by default):
+#   tls.pem              the certificate, then its private key: HAProxy's CADENCE_TLS_CERT (mode 600)
+#   tls-certificate.pem  the certificate alone, for clients to trust: curl --cacert, npm run check --ca
+# An ECDSA P-256 key: a flood of handshakes costs the proxy less than with RSA.
+set -eu
+
+host="${1:-$(hostname -f 2>/dev/null || hostname)}"
+directory="${2:-/etc/cadence}"
+case "$host" in
+  "" | -*) echo "usage: npm run -s certificate -- [host name] [directory]" >&2; exit 2 ;;
+esac
+
+mkdir -p "$directory"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+  -keyout "$work/key.pem" -out "$work/certificate.pem" -days 825 -subj "/CN=$host" \
+  -addext "subjectAltName=DNS:$host,DNS:localhost,IP:127.0.0.1" \
+  -addext "basicConstraints=critical,CA:FALSE" \
+  -addext "keyUsage=critical,digitalSignature" \
+  -addext "extendedKeyUsage=serverAuth" 2>/dev/null
+# Written beside, then renamed: a proxy reloading meanwhile reads the old file or the new, never half.
+umask 077
+cat "$work/certificate.pem" "$work/key.pem" > "$directory/tls.pem.new"
+mv "$directory/tls.pem.new" "$directory/tls.pem"
+umask 022
+cp "$work/certificate.pem" "$directory/tls-certificate.pem.new"
+mv "$directory/tls-certificate.pem.new" "$directory/tls-certificate.pem"
+echo "$directory/tls.pem: a certificate for $host (and localhost, 127.0.0.1) with its key, for CADENCE_TLS_CERT"
+echo "$directory/tls-certificate.pem: the certificate alone, for clients to trust (curl --cacert, npm run check -- --ca)"
