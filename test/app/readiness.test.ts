@@ -26,8 +26,16 @@ describe("a worker's readiness (functions/app/admin/readiness.ts)", () => {
     await readiness.letGo();
   });
 
+  it("lets go at once after a single look (an operator's, not a proxy's)", async () => {
+    const readiness = workerReadiness([]);
+    readiness.answerCheck();
+    readiness.drain();
+    await readiness.letGo();
+  });
+
   it("lets go once a check has read it draining, when a proxy checks it", async () => {
     const readiness = workerReadiness([]);
+    readiness.answerCheck();
     readiness.answerCheck();
     readiness.drain();
     let letGo = false;
@@ -42,6 +50,7 @@ describe("a worker's readiness (functions/app/admin/readiness.ts)", () => {
     vi.useFakeTimers();
     try {
       const readiness = workerReadiness([]);
+      readiness.answerCheck();
       readiness.answerCheck();
       readiness.drain();
       const waiting = readiness.letGo();

@@ -44,7 +44,6 @@ export interface WorkerMetrics extends RuntimeObservers {
 export function workerMetrics(): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
-  let usage: RuntimeUsage | undefined;
 
   const duration = new Histogram({
     name: "http_server_request_duration_seconds",
@@ -84,93 +83,73 @@ export function workerMetrics(): WorkerMetrics {
     registers,
   });
 
-  new Gauge({
-    name: "cadence_database_pool_connections",
-    help: "Connections of this worker's Postgres pool, by state.",
-    labelNames: ["state"],
-    registers,
-    collect() {
-      const pool = usage?.pool?.();
-      if (!pool) return;
-      this.set({ state: "busy" }, pool.total - pool.idle);
-      this.set({ state: "idle" }, pool.idle);
-    },
-  });
-  new Gauge({
-    name: "cadence_database_pool_max_connections",
-    help: "The size of this worker's Postgres pool.",
-    registers,
-    collect() {
-      const pool = usage?.pool?.();
-      if (pool) this.set(pool.max);
-    },
-  });
-  new Gauge({
-    name: "cadence_database_pool_waiting_statements",
-    help: "Statements waiting for a connection of this worker's pool.",
-    registers,
-    collect() {
-      const pool = usage?.pool?.();
-      if (pool) this.set(pool.waiting);
-    },
-  });
-  new Gauge({
-    name: "cadence_database_write_lane_slots",
-    help: "The write lane's slots (the pool connections single writes may hold), by state.",
-    labelNames: ["state"],
-    registers,
-    collect() {
-      const lane = usage?.writeLane?.();
-      if (!lane) return;
-      this.set({ state: "busy" }, lane.busy);
-      this.set({ state: "free" }, lane.slots - lane.busy);
-    },
-  });
-  new Gauge({
-    name: "cadence_database_write_lane_waiting_writes",
-    help: "Single writes waiting for a slot of the write lane (shed once their deadline passes).",
-    registers,
-    collect() {
-      const lane = usage?.writeLane?.();
-      if (lane) this.set(lane.waiting);
-    },
-  });
-  new Gauge({
-    name: "cadence_database_available",
-    help: "1 while this worker takes the database as answering, 0 while it answers from the last known good (db/availability.ts).",
-    registers,
-    collect() {
-      const available = usage?.databaseAvailable?.();
-      if (available !== undefined) this.set(available ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: "cadence_kiosk_sightings_held",
-    help: "Kiosk sightings this worker holds for its next write (written every few seconds, kept through an outage).",
-    registers,
-    collect() {
-      if (usage) this.set(usage.sightingsHeld());
-    },
-  });
-
-  /** The fleet's counts (fleet-gauges.ts keeps them for a while: one read serves every gauge below). */
-  let readFleet: (() => Promise<FleetCounts | undefined>) | undefined;
-  const fleetGauge = (name: string, help: string, value: (counts: FleetCounts) => number) =>
+  /** A gauge read at each scrape; registered only where its source exists, so none reads 0 for "not here". */
+  const readGauge = (name: string, help: string, read: () => number | Promise<number | undefined>) =>
     new Gauge({
       name,
       help,
       registers,
       async collect() {
-        const counts = await readFleet?.();
-        if (counts) this.set(value(counts));
+        const value = await read();
+        if (value !== undefined) this.set(value);
       },
     });
-  fleetGauge("cadence_kiosks_online", "License keys whose kiosk was seen within its account's offline_alert_after (15 minutes by default), as public.kiosk_status counts online.", (c) => c.online);
-  fleetGauge("cadence_kiosks_dark", "Kiosks gone dark: offline-alert outages opened and not yet back (public.kiosk_outages).", (c) => c.dark);
-  fleetGauge("cadence_outbox_pending_emails", "E-mails queued and not yet sent (public.email_outbox).", (c) => c.outboxPending);
-  fleetGauge("cadence_outbox_oldest_pending_age_seconds", "Age of the oldest e-mail still pending; 0 when none is.", (c) => c.outboxOldestSeconds);
-  fleetGauge("cadence_seat_suspicions", "License keys flagged by the seat checks within the last day (public.seat_suspicions): suspected of being used by more than one kiosk.", (c) => c.seatSuspicions);
-  fleetGauge("cadence_fleet_read_timestamp_seconds", "When the fleet's counts above were read from the database (Unix time): they keep their last values while it is unavailable.", (c) => c.readAt / 1000);
+  /** The runtime's parts, each read at every scrape. */
+  function attachUsage(usage: RuntimeUsage) {
+    const { pool, writeLane, databaseAvailable } = usage;
+    if (pool) {
+      new Gauge({
+        name: "cadence_database_pool_connections",
+        help: "Connections of this worker's Postgres pool, by state.",
+        labelNames: ["state"],
+        registers,
+        collect() {
+          const now = pool();
+          this.set({ state: "busy" }, now.total - now.idle);
+          this.set({ state: "idle" }, now.idle);
+        },
+      });
+      readGauge("cadence_database_pool_max_connections", "The size of this worker's Postgres pool.", () => pool().max);
+      readGauge("cadence_database_pool_waiting_statements", "Statements waiting for a connection of this worker's pool.", () => pool().waiting);
+    }
+    if (writeLane) {
+      new Gauge({
+        name: "cadence_database_write_lane_slots",
+        help: "The write lane's slots (the pool connections single writes may hold), by state.",
+        labelNames: ["state"],
+        registers,
+        collect() {
+          const now = writeLane();
+          this.set({ state: "busy" }, now.busy);
+          this.set({ state: "free" }, now.slots - now.busy);
+        },
+      });
+      readGauge("cadence_database_write_lane_waiting_writes", "Single writes waiting for a slot of the write lane (shed once their deadline passes).", () => writeLane().waiting);
+    }
+    if (databaseAvailable) {
+      readGauge(
+        "cadence_database_available",
+        "1 while this worker takes the database as answering, 0 while it answers from the last known good (db/availability.ts).",
+        () => (databaseAvailable() ? 1 : 0),
+      );
+    }
+    readGauge("cadence_kiosk_sightings_held", "Kiosk sightings this worker holds for its next write (written every few seconds, kept through an outage).", usage.sightingsHeld);
+  }
+
+  /** The fleet's counts: fleet-gauges.ts keeps them for a while, so one read serves every gauge below. */
+  function attachFleet(read: () => Promise<FleetCounts | undefined>) {
+    const fleetGauge = (name: string, help: string, value: (counts: FleetCounts) => number) =>
+      readGauge(name, help, async () => {
+        const counts = await read();
+        return counts && value(counts);
+      });
+    fleetGauge("cadence_kiosks_online", "License keys whose kiosk was seen within its account's offline_alert_after (15 minutes by default), as public.kiosk_status counts online.", (c) => c.online);
+    fleetGauge("cadence_kiosks_dark", "Kiosks gone dark: offline-alert outages opened and not yet back (public.kiosk_outages).", (c) => c.dark);
+    fleetGauge("cadence_outbox_pending_emails", "E-mails queued and not yet sent (public.email_outbox).", (c) => c.outboxPending);
+    fleetGauge("cadence_outbox_oldest_pending_age_seconds", "Age of the oldest e-mail still pending; 0 when none is.", (c) => c.outboxOldestSeconds);
+    fleetGauge("cadence_seat_suspicions", "License keys flagged by the seat checks within the last day (public.seat_suspicions): suspected of being used by more than one kiosk.", (c) => c.seatSuspicions);
+    fleetGauge("cadence_fleet_read_timestamp_seconds", "When the fleet's counts above were read from the database (Unix time): they keep their last values while it is unavailable.", (c) => c.readAt / 1000);
+  }
 
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -225,12 +204,8 @@ export function workerMetrics(): WorkerMetrics {
     },
     databaseFailed: (kind) => (kind === "busy" ? shed : unavailable).inc(),
     limiterUnavailable: (rule) => limiterErrors.inc({ rule }),
-    attach(parts) {
-      usage = parts;
-    },
-    attachFleet(read) {
-      readFleet = read;
-    },
+    attach: attachUsage,
+    attachFleet,
     scrape: () => registry.metrics(),
     contentType: registry.contentType,
   };

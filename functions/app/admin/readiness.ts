@@ -36,8 +36,8 @@ export interface Readiness {
   readonly checkedReady: Promise<boolean>;
   /**
    * After `drain()`: resolves once a check has been answered "draining" (HAProxy then sends no new
-   * request), at once when no check came within `CHECKED_WITHIN_MS` (nothing checks this worker),
-   * and at most `CHECKED_WITHIN_MS` after the drain began.
+   * request); at once unless two checks came within `CHECKED_WITHIN_MS` (a proxy checks again and
+   * again; an operator's one look is not a proxy); at most `CHECKED_WITHIN_MS` after it began.
    */
   letGo(): Promise<void>;
 }
@@ -57,7 +57,8 @@ export interface Readiness {
 export function workerReadiness(waitFor: Condition[], clock: () => number = () => performance.now()): Readiness {
   const waiting = new Set(waitFor);
   let draining = false;
-  let lastCheckAt = -Infinity;
+  /** The last two checks' times: a proxy checks again and again, an operator's curl once. */
+  let lastChecks = [-Infinity, -Infinity];
   let becameReady!: () => void;
   const ready = new Promise<void>((resolve) => (becameReady = resolve));
   let checkedWhileReady!: () => void;
@@ -87,7 +88,7 @@ export function workerReadiness(waitFor: Condition[], clock: () => number = () =
     },
     state,
     answerCheck() {
-      lastCheckAt = clock();
+      lastChecks = [lastChecks[1], clock()];
       const answer = state();
       if (answer.status === "ready") checkedWhileReady();
       if (answer.status === "draining") for (const resolve of letGoWaiters) resolve();
@@ -96,7 +97,7 @@ export function workerReadiness(waitFor: Condition[], clock: () => number = () =
     ready,
     checkedReady,
     letGo() {
-      if (clock() - lastCheckAt > CHECKED_WITHIN_MS) return Promise.resolve();
+      if (clock() - lastChecks[0] > CHECKED_WITHIN_MS) return Promise.resolve();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(done, CHECKED_WITHIN_MS);
         function done() {
