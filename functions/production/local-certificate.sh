@@ -6,7 +6,7 @@
 # (`CaUsedAsEndEntity`), which is what `openssl req -x509` makes unless told otherwise.
 #
 # Writes, in the directory (/etc/cadence by default):
-#   tls.pem              the certificate, then its private key: HAProxy's CADENCE_TLS_CERT (mode 600)
+#   tls.pem              the certificate, then its private key: HAProxy's CADENCE_TLS_CERT (mode 640, group haproxy)
 #   tls-certificate.pem  the certificate alone, for clients to trust: curl --cacert, npm run check --ca
 # An ECDSA P-256 key: a flood of handshakes costs the proxy less than with RSA.
 set -eu
@@ -29,6 +29,8 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
 # Written beside, then renamed: a proxy reloading meanwhile reads the old file or the new, never half.
 umask 077
 cat "$work/certificate.pem" "$work/key.pem" > "$directory/tls.pem.new"
+# HAProxy's service runs as the haproxy user (cadence-proxy.service): its group may read the key.
+if getent group haproxy >/dev/null && chgrp haproxy "$directory/tls.pem.new" 2>/dev/null; then chmod 640 "$directory/tls.pem.new"; fi
 mv "$directory/tls.pem.new" "$directory/tls.pem"
 umask 022
 cp "$work/certificate.pem" "$directory/tls-certificate.pem.new"
