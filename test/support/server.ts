@@ -33,10 +33,11 @@ export interface StartOptions {
   root?: URL;
 }
 
-/** One worker of `npm run start:workers`: its API and its admin listener. */
+/** One worker of `npm run start:workers`: its API, its admin listener and its process, as it started. */
 export interface RunningWorker {
   url: string;
   adminUrl: string;
+  pid: number;
 }
 
 export interface RunningServer {
@@ -145,7 +146,13 @@ export async function startServer(
   return {
     url: `http://127.0.0.1:${port}`,
     adminUrl: adminPort ? local(adminPort) : undefined,
-    workers: ready ? ready[1].split(",").map((port, i) => ({ url: local(port), adminUrl: local(ready[2].split(",")[i]) })) : undefined,
+    workers: ready
+      ? ready[1].split(",").map((port, i) => ({
+        url: local(port),
+        adminUrl: local(ready[2].split(",")[i]),
+        pid: Number(new RegExp(`"event":"listening","port":${port},.*"pid":(\\d+)`).exec(output)![1]),
+      }))
+      : undefined,
     sqlPort: sqlPort ? Number(sqlPort) : undefined,
     logs: () => output,
     pid: child.pid ?? 0,
