@@ -88,6 +88,12 @@ export const configSchema = z
      * port in use stops the start, as the operator asked for that one.
      */
     SQL_PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).optional(),
+    /**
+     * With PGlite: the `postgres` role's password on SQL_PORT (SCRAM-SHA-256), `postgres` as on
+     * Supabase's local database. ASCII only: clients prepare other characters with SASLprep, which
+     * the port does not, so such a password could never match.
+     */
+    SQL_PASSWORD: z.string().regex(/^[\x00-\x7f]+$/, { message: "must be ASCII" }).default("postgres"),
     DATABASE_URL: postgresUrl,
     /** Set by the Supabase platform inside edge functions. */
     SUPABASE_DB_URL: postgresUrl,

@@ -5,7 +5,7 @@ import { type Config, DEFAULT_SQL_PORT } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import type { DataDirLock } from "./db/data-dir-lock.ts";
 import { explainDatabaseUrl } from "./db/database-url-refusal.ts";
-import type { EmbeddedDatabase } from "./db/pglite.ts";
+import type { EmbeddedDatabase } from "./db/embedded-database.ts";
 import { type LaneUse, writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
 import { migrate, pendingMigrations } from "./db/migrate.ts";
@@ -93,8 +93,9 @@ async function openStaffSqlPort(config: Config, log: Logger) {
  *   with psql on `SQL_PORT` (loopback only).
  * Off the Edge Runtime a client-IP header is believed only from `TRUSTED_PROXIES`; a list that
  * holds every address is named at start in one warning line (http/client-ip.ts).
- * A Postgres gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
- * layer that fails fast while it is down; PGlite runs in this process and cannot be down.
+ * Every database gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
+ * layer that fails fast while it is down; PGlite, in a worker of its own, is "down" to the API
+ * while a staff statement holds it past the deadline, or while it restarts after a cancel.
  * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
  * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
@@ -133,9 +134,10 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
     const { lockDataDir } = await importOptional<typeof import("./db/data-dir-lock.ts")>(new URL("./db/data-dir-lock.ts", import.meta.url));
     dataDirLock = lockDataDir(config.DATA_DIR);
     const { openDataDir } = await importOptional<typeof import("./db/embedded-data-dir.ts")>(new URL("./db/embedded-data-dir.ts", import.meta.url));
-    const opened = await openDataDir(config.DATA_DIR);
+    const opened = await openDataDir(config.DATA_DIR, { deadlineMs, log });
     embedded = opened.embedded;
-    db = embedded.db;
+    // A staff statement may hold PGlite past the deadline: the API then answers as in an outage.
+    db = withAvailability(embedded.db, log);
     database = `pglite (${config.DATA_DIR})`;
     log("info", "database_ready", { database, migrationsApplied: opened.report.applied.length, seeded: opened.report.seeded });
   }
@@ -149,7 +151,7 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
     log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
   }
   // Staff reach the embedded database with psql once it is migrated, as they would on Supabase.
-  if (embedded) sqlPort?.serve(embedded);
+  if (embedded) await sqlPort?.serve({ backend: embedded.backend, password: config.SQL_PASSWORD });
   // Counted from here on: every statement and check the app makes goes through these.
   if (observers) db = observedDatabase(db, observers.databaseFailed);
   const now = Date.now;

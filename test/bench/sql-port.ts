@@ -67,6 +67,7 @@ export async function measureSqlPort(flags: Pick<BenchFlags, "seconds">): Promis
 function attachPsql(port: number, paging: boolean) {
   const child = new Deno.Command("psql", {
     args: ["-X", "-q", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "postgres"],
+    env: { PGPASSWORD: "postgres" },
     stdin: "piped",
     stdout: "null",
     stderr: "inherit",

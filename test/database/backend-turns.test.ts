@@ -19,12 +19,24 @@ describe("PGlite's one backend, taken in turns (db/backend-turns.ts)", () => {
   it("tells the holder when someone waits, so a staff transaction can give the backend back", async () => {
     const turns = backendTurns();
     let contended = 0;
-    const release = await turns.take(() => contended++);
+    const release = await turns.take({ onContended: () => contended++ });
     expect(contended).toBe(0);
     const waiting = turns.take();
     expect(contended).toBe(1);
     release();
     (await waiting)();
+  });
+
+  it("lets a wait that is aborted (a deadline, a Ctrl-C) leave the queue, with the abort's reason", async () => {
+    const turns = backendTurns();
+    const release = await turns.take();
+    const aborted = new AbortController();
+    const leaving = turns.take({ signal: aborted.signal });
+    const staying = turns.take();
+    aborted.abort(new Error("past the deadline"));
+    await expect(leaving).rejects.toThrow("past the deadline");
+    release();
+    (await staying)();
   });
 
   it("ignores a second release of the same turn, which would hand the backend to two users", async () => {

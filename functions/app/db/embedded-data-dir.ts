@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError } from "../config.ts";
+import { type EmbeddedDatabase, type EmbeddedOptions, openEmbeddedDatabase } from "./embedded-database.ts";
 import { migrate, type MigrationReport } from "./migrate.ts";
-import { openPglite, type EmbeddedDatabase } from "./pglite.ts";
+import { openPglite } from "./pglite.ts";
 
 export interface OpenedDataDir {
   embedded: EmbeddedDatabase;
@@ -40,14 +41,15 @@ async function buildAside(dataDir: string): Promise<MigrationReport> {
 }
 
 /**
- * PGlite in `dataDir`, migrated: a first start builds the database aside and moves it in place
+ * PGlite in `dataDir`, migrated, in a worker of its own (db/embedded-database.ts): a first start
+ * builds the database aside, on this thread as nothing is served yet, and moves it in place
  * migrated and seeded (`buildAside`); a later one applies the pending migrations. The caller holds
  * the directory's lock (data-dir-lock.ts).
  *
  * @example
- * const { embedded, report } = await openDataDir(".data");
+ * const { embedded, report } = await openDataDir(".data", { deadlineMs: 2_000, log });
  */
-export async function openDataDir(dataDir: string): Promise<OpenedDataDir> {
+export async function openDataDir(dataDir: string, options: EmbeddedOptions): Promise<OpenedDataDir> {
   let firstStart: MigrationReport | undefined;
   if (holdsNoDatabase(dataDir)) {
     if (existsSync(dataDir) && readdirSync(dataDir).length > 0) {
@@ -55,6 +57,6 @@ export async function openDataDir(dataDir: string): Promise<OpenedDataDir> {
     }
     firstStart = await buildAside(dataDir);
   }
-  const embedded = await openPglite(dataDir);
+  const embedded = await openEmbeddedDatabase(dataDir, options);
   return { embedded, report: firstStart ?? await migrate(embedded.db, { seed: true }) };
 }

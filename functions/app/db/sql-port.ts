@@ -1,17 +1,18 @@
-import { createServer, type Socket } from "node:net";
-import type { PGlite } from "@electric-sql/pglite";
 import { errorMessage, type Logger } from "../log.ts";
-import type { BackendTurns } from "./backend-turns.ts";
+import type { StaffBackend } from "./embedded-database.ts";
+import { type DroppedConnections, droppedConnections } from "./sql-port/dropped-connections.ts";
+import { errorResponse } from "./sql-port/backend-messages.ts";
+import { equalInTime, scramSecret } from "./sql-port/scram.ts";
+import { type Connection, type Served, type SessionContext, StaffSession } from "./sql-port/staff-session.ts";
 
-const SSL_REQUEST = 80877103;
-const GSSENC_REQUEST = 80877104;
-const CANCEL_REQUEST = 80877102;
-
-/** What the port serves, once PGlite is open and migrated. */
-export interface EmbeddedBackend {
-  pg: PGlite;
-  turns: BackendTurns;
-}
+/** Sessions past their startup packet at once, as Postgres' (and Supabase's local) max_connections. */
+export const MAX_SESSIONS = 100;
+/** Connections at once, sessions and those still starting or cancelling: twice max_connections, as Postgres' postmaster allows. */
+export const MAX_CONNECTIONS = 2 * MAX_SESSIONS;
+/** A connection not authenticated after this long is closed, as by Postgres' authentication_timeout. */
+export const AUTHENTICATION_TIMEOUT_MS = 60_000;
+/** How long the port waits to accept again after an accept failed (out of descriptors during a flood). */
+export const ACCEPT_RETRY_MS = 250;
 
 export interface SqlPortOptions {
   port: number;
@@ -23,160 +24,167 @@ export interface SqlPortOptions {
   log: Logger;
 }
 
+/** A TCP connection, as much of Deno's as the port uses. */
+interface TcpConn {
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly writable: WritableStream<Uint8Array>;
+  write(bytes: Uint8Array): Promise<number>;
+  setNoDelay(noDelay: boolean): void;
+  close(): void;
+}
+
+/**
+ * Deno's TCP listener, typed here because tsc checks this file (through runtime.ts) without Deno's
+ * types. Deno.listen, not node:net: Deno's node:net server stops accepting for good at the first
+ * accept error (measured: after a flood past `ulimit -n` it never accepted again, and said
+ * nothing), where a Deno listener's accept fails once and can be called again.
+ */
+function listen(options: { hostname: string; port: number; transport: "tcp" }) {
+  const { Deno } = globalThis as unknown as {
+    Deno: { listen(options: { hostname: string; port: number; transport: "tcp" }): { addr: { port: number }; accept(): Promise<TcpConn>; close(): void } };
+  };
+  return Deno.listen(options);
+}
+
+/** What the port serves once the embedded database is migrated. */
+export interface SqlPortService {
+  backend: StaffBackend;
+  /** The `postgres` role's password (SQL_PASSWORD): SCRAM-SHA-256 as Postgres asks it. */
+  password: string;
+}
+
 export interface SqlPort {
   port: number;
-  /** Starts running sessions' messages on `backend`; until then they wait. */
-  serve(backend: EmbeddedBackend): void;
+  /** Starts authenticating and serving sessions on `service`; until then they wait. */
+  serve(service: SqlPortService): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
  * Postgres' wire protocol on 127.0.0.1, for psql and other clients, onto the same PGlite the API
- * serves: each session's message runs in a turn of the one backend (db/backend-turns.ts). A
- * session keeps its turn until Postgres is ready for its next query outside a transaction, so an
- * API statement never runs inside a staff transaction or between a client's Parse and its Sync.
- * Each turn ends with the session's settings reset, so a staff `set role` or `set search_path`
- * never reaches an API statement. The port is taken before PGlite opens, so a port in use stops
- * the start at once; sessions wait for `serve`.
+ * serves (db/sql-port/staff-session.ts runs each connection). Its door is kept as Postgres keeps
+ * its own: every declared length checked (db/sql-port/protocol-framing.ts), SCRAM-SHA-256 for the
+ * `postgres` role (db/sql-port/scram.ts), caps on connections and on unauthenticated time, and
+ * CancelRequests honoured. The port is taken before PGlite opens, so a port in use stops the start
+ * at once; sessions wait for `serve`. An accept that fails (no descriptor left during a flood) is
+ * logged and tried again, so the port accepts again once the flood is over.
  *
  * @example
  * const sql = await openSqlPort({ port: 54322, graceMs: 500, log });
- * sql.serve({ pg, turns }); // once migrated
+ * await sql.serve({ backend, password: "postgres" }); // once migrated
  */
-export function openSqlPort(options: SqlPortOptions): Promise<SqlPort> {
-  const sessions = new Set<Socket>();
-  let serve!: (backend: EmbeddedBackend) => void;
-  const backend = new Promise<EmbeddedBackend>((resolve) => (serve = resolve));
-  const server = createServer((socket) => {
-    sessions.add(socket);
-    socket.on("close", () => sessions.delete(socket));
-    void backend.then((ready) => staffSession(socket, ready, options));
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      const address = server.address();
-      resolve({
-        port: typeof address === "object" && address ? address.port : options.port,
-        serve,
-        close: () =>
-          new Promise((closed) => {
-            for (const socket of sessions) socket.destroy();
-            server.close(() => closed());
-          }),
-      });
-    });
-  });
-}
+export async function openSqlPort(options: SqlPortOptions): Promise<SqlPort> {
+  const listener = listen({ hostname: "127.0.0.1", port: options.port, transport: "tcp" });
+  const drops: DroppedConnections = droppedConnections(options.log);
+  const connections = new Map<TcpConn, StaffSession>();
+  const admitted = new Set<StaffSession>();
+  const keys = new Map<number, { session: StaffSession; secret: Uint8Array }>();
+  let serve!: (served: Served) => void;
+  const served = new Promise<Served>((resolve) => (serve = resolve));
+  let closed = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
 
-/** One client connection: reads whole protocol messages and runs them in turns. */
-function staffSession(socket: Socket, { pg, turns }: EmbeddedBackend, { graceMs, log }: SqlPortOptions) {
-  let buffer: Uint8Array = new Uint8Array(0);
-  let started = false;
-  let release: (() => void) | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let graceTimer: ReturnType<typeof setTimeout> | undefined;
-  let ended = false;
-
-  const contended = () => {
-    graceTimer ??= setTimeout(() => {
-      running = running.then(() => endHeldTransaction());
-    }, graceMs);
+  const context: SessionContext = {
+    served,
+    graceMs: options.graceMs,
+    log: options.log,
+    drops,
+    admit(session) {
+      if (admitted.size >= MAX_SESSIONS) return false;
+      admitted.add(session);
+      return true;
+    },
+    register(session, keyLength) {
+      let processId: number;
+      do processId = crypto.getRandomValues(new Uint32Array(1))[0] & 0x7fffffff; while (processId === 0 || keys.has(processId));
+      const secret = crypto.getRandomValues(new Uint8Array(keyLength));
+      keys.set(processId, { session, secret });
+      return { processId, secret };
+    },
+    cancel(processId, secret) {
+      const key = keys.get(processId);
+      if (key && equalInTime(key.secret, secret)) key.session.cancel();
+      else drops.note("a cancel request naming no session");
+    },
+    leave(session) {
+      admitted.delete(session);
+      for (const [processId, key] of keys) if (key.session === session) keys.delete(processId);
+    },
   };
 
-  async function giveBack() {
-    clearTimeout(graceTimer);
-    graceTimer = undefined;
-    if (!release) return;
-    // The turn keeps every other user away; exec takes PGlite's own lock itself.
-    if (pg.isInTransaction()) await pg.exec("rollback");
-    await pg.exec("set session authorization default; reset all");
-    release();
-    release = undefined;
+  function accept(conn: TcpConn) {
+    if (closed || connections.size >= MAX_CONNECTIONS) {
+      drops.note("too many connections");
+      conn.write(errorResponse({ severity: "FATAL", code: "53300", message: "sorry, too many clients already" })).finally(() => conn.close()).catch(() => {});
+      return;
+    }
+    conn.setNoDelay(true);
+    const session = new StaffSession(connectionOf(conn), context, AUTHENTICATION_TIMEOUT_MS);
+    connections.set(conn, session);
+    (async () => {
+      try {
+        for await (const chunk of conn.readable) await session.receive(chunk);
+      } catch {
+        // A reset or a connection the session closed: either way it is over.
+      } finally {
+        connections.delete(conn);
+        session.closed();
+      }
+    })();
   }
 
-  async function endHeldTransaction() {
-    if (!release || ended) return;
-    log("warn", "sql_session_ended", { reason: "its transaction held the database while the API waited", graceMs });
-    socket.end(fatal("25P03", "terminating connection due to idle-in-transaction timeout: the API needed the database"));
-    ended = true;
-    await giveBack();
-  }
-
-  async function run(type: number, message: Uint8Array) {
-    if (ended) return;
-    release ??= await turns.take(contended);
-    await pg.runExclusive(() =>
-      pg.execProtocolRawStream(message, { onRawData: (data) => void (socket.writable && socket.write(data)) })
-    );
-    // 'Q' (a query) and 'S' (Sync) end with ReadyForQuery; anything else is mid-exchange.
-    const ready = type === 0x51 || type === 0x53 || type === 0;
-    if (ready && !pg.isInTransaction()) await giveBack();
-  }
-
-  function queue(type: number, message: Uint8Array) {
-    running = running.then(() => run(type, message)).catch((error) => {
-      log("error", "sql_session_failed", { error: errorMessage(error) });
-      ended = true;
-      socket.destroy();
-      return giveBack();
-    });
-  }
-
-  socket.on("data", (chunk: Uint8Array) => {
-    buffer = concat(buffer, chunk);
-    for (;;) {
-      const header = started ? 5 : 4;
-      if (buffer.length < header) return;
-      const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-      const length = started ? 1 + view.getInt32(1) : view.getInt32(0);
-      if (buffer.length < length) return;
-      const message = buffer.slice(0, length);
-      buffer = buffer.slice(length);
-      if (!started) {
-        const code = view.getInt32(4);
-        if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
-          socket.write(new TextEncoder().encode("N"));
-          continue;
-        }
-        if (code === CANCEL_REQUEST) {
-          socket.end();
-          return;
-        }
-        started = true;
-        queue(0, message);
+  async function acceptLoop() {
+    while (!closed) {
+      let conn: TcpConn;
+      try {
+        conn = await listener.accept();
+      } catch (error) {
+        if (closed) return;
+        drops.note(`accept failed: ${errorMessage(error)}`);
+        await new Promise((resolve) => (retry = setTimeout(resolve, ACCEPT_RETRY_MS)));
         continue;
       }
-      const type = message[0];
-      if (type === 0x58) {
-        socket.end();
-        return;
-      }
-      queue(type, message);
+      accept(conn);
     }
-  });
-  socket.on("error", () => socket.destroy());
-  socket.on("close", () => {
-    ended = true;
-    running = running.then(() => giveBack());
-  });
+  }
+  void acceptLoop();
+
+  return {
+    port: listener.addr.port,
+    async serve({ backend, password }) {
+      backend.onRestart((restart) => {
+        for (const session of connections.values()) session.backendLost(restart);
+      });
+      serve({ backend, secret: await scramSecret(password), mockNonce: crypto.getRandomValues(new Uint8Array(32)) });
+    },
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      listener.close();
+      for (const session of connections.values()) session.closed();
+      drops.close();
+    },
+  };
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
-}
-
-/** A FATAL ErrorResponse: the client shows it, as it shows Postgres' own session timeouts. */
-function fatal(code: string, text: string): Uint8Array {
-  const fields = new TextEncoder().encode(`SFATAL\0VFATAL\0C${code}\0M${text}\0\0`);
-  const message = new Uint8Array(5 + fields.length);
-  message[0] = 0x45;
-  new DataView(message.buffer).setInt32(1, 4 + fields.length);
-  message.set(fields, 5);
-  return message;
+/** A Deno connection as a session writes to it: in order, and closed once what was written is sent. */
+function connectionOf(conn: TcpConn): Connection {
+  const writer = conn.writable.getWriter();
+  let ended = false;
+  return {
+    write(bytes) {
+      if (!ended) writer.write(bytes).catch(() => {});
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      writer.close().catch(() => {}).finally(() => {
+        try {
+          conn.close();
+        } catch {
+          // Closed already, with the writer.
+        }
+      });
+    },
+  };
 }
