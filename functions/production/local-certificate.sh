@@ -11,11 +11,17 @@
 # An ECDSA P-256 key: a flood of handshakes costs the proxy less than with RSA.
 set -eu
 
+usage="usage: npm run -s certificate -- [host name] [directory]
+A self-signed TLS certificate for the proxy: a leaf for the host's name (and localhost, 127.0.0.1), not a CA.
+  host name   the name clients reach the proxy by (default: hostname -f)
+  directory   where tls.pem (certificate and key, for CADENCE_TLS_CERT) and tls-certificate.pem go (default: /etc/cadence)"
+case "${1:-}" in
+  --help) echo "$usage"; exit 0 ;;
+  -*) echo "$usage" >&2; exit 2 ;;
+esac
 host="${1:-$(hostname -f 2>/dev/null || hostname)}"
 directory="${2:-/etc/cadence}"
-case "$host" in
-  "" | -*) echo "usage: npm run -s certificate -- [host name] [directory]" >&2; exit 2 ;;
-esac
+[ -n "$host" ] || { echo "$usage" >&2; exit 2; }
 
 mkdir -p "$directory"
 work="$(mktemp -d)"

@@ -48,6 +48,8 @@ interface Running {
   ports?: { port: number; adminPort: number };
   /** Resolves when the worker logs `ready`; never if it exits first. */
   ready: Promise<void>;
+  /** Whether it has logged `ready`: an exit before that is its start failing, which its starter handles. */
+  wasReady: boolean;
   /** Resolves when the worker logs `ready_checked`: the proxy has taken it (or nothing checks it). */
   checked: Promise<void>;
   exited: Promise<Deno.CommandStatus>;
@@ -101,26 +103,42 @@ function spawn(slot: Slot): Running {
       const { port, adminPort } = JSON.parse(line) as { port: number; adminPort: number };
       running.ports = { port, adminPort };
     }
-    if (line.includes('"event":"ready"')) onReady();
+    if (line.includes('"event":"ready"')) {
+      running.wasReady = true;
+      onReady();
+    }
     if (line.includes('"event":"ready_checked"')) onChecked();
   };
   void passThrough(child.stdout, Deno.stdout, events);
   void passThrough(child.stderr, Deno.stderr, events);
-  const running: Running = { child, startedAt: performance.now(), ready, checked, exited: child.status };
+  const running: Running = { child, startedAt: performance.now(), ready, wasReady: false, checked, exited: child.status };
   void running.exited.then((status) => exited(slot, running, status));
   return running;
 }
 
-/** A worker's exit: expected while replaced or stopping; otherwise it is started again after a pause. */
+/**
+ * A worker's exit: expected while replaced or stopping, and handled by its starter before it was
+ * ready (startAll, rollingRestart); otherwise it is started again after a pause.
+ */
 function exited(slot: Slot, running: Running, status: Deno.CommandStatus) {
-  if (slot.running !== running || slot.replacing || stopping) return;
+  if (!running.wasReady || slot.running !== running || slot.replacing || stopping) return;
+  restartLater(slot, running, status);
+}
+
+/** Starts a worker that exited again, after a pause that doubles while it keeps exiting. */
+function restartLater(slot: Slot, running: Running, status: Deno.CommandStatus) {
   slot.running = undefined;
   const ranMs = performance.now() - running.startedAt;
   slot.failures = ranMs > STABLE_AFTER_MS ? 1 : slot.failures + 1;
   const pauseMs = Math.min(RESTART_MOST_MS, RESTART_FIRST_MS * 2 ** (slot.failures - 1));
   log("error", "worker_exited", { worker: slot.worker, code: status.code, signal: status.signal, restartInMs: pauseMs });
   setTimeout(() => {
-    if (!stopping && !slot.replacing && slot.running === undefined) slot.running = spawn(slot);
+    if (stopping || slot.replacing || slot.running !== undefined) return;
+    const next = (slot.running = spawn(slot));
+    // Its own starter: one that exits again before it is ready (the database still down) waits longer.
+    void Promise.race([next.ready.then(() => "ready" as const), next.exited]).then((outcome) => {
+      if (outcome !== "ready" && slot.running === next && !slot.replacing && !stopping) restartLater(slot, next, outcome);
+    });
   }, pauseMs);
 }
 
@@ -183,7 +201,7 @@ async function rollingRestart() {
       if (outcome !== "ready") {
         log("error", "rolling_restart_stopped", { worker: slot.worker, code: outcome.code, reason: "the new worker exited before it was ready" });
         slot.replacing = false;
-        exited(slot, running, outcome);
+        restartLater(slot, running, outcome);
         return;
       }
       // Bounded by the worker itself: ready_checked comes at most CHECKED_WITHIN_MS (5 s) after ready.

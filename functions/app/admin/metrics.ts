@@ -1,18 +1,10 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import process from "node:process";
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import type { RequestObserver } from "../http/request-timing.ts";
 import type { RuntimeObservers, RuntimeUsage } from "../runtime.ts";
 import type { FleetCounts } from "./fleet-gauges.ts";
-
-/**
- * OpenTelemetry's advice for `http.server.request.duration` (its semantic conventions, in seconds),
- * so a dashboard built for OpenTelemetry's buckets reads these as they are.
- */
-const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
-
-/** The methods the interface answers; any other is counted as OpenTelemetry's `_OTHER`, so a client cannot add label values. */
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "OPTIONS", "DELETE", "PATCH"]);
+import { requestDurations } from "./request-durations.ts";
 
 export interface WorkerMetrics extends RuntimeObservers {
   /** For the app's request timing (http/request-timing.ts). */
@@ -29,13 +21,12 @@ export interface WorkerMetrics extends RuntimeObservers {
 /**
  * One worker's metrics, in Prometheus' text format, with prom-client (the maintained client the
  * Prometheus project lists for Node.js; its registry renders the format itself and needs no HTTP
- * server of its own). Names follow Prometheus' conventions (`_seconds`, `_total`, base units) and
- * labels stay few: the request histogram is OpenTelemetry's `http.server.request.duration` as its
- * Prometheus exporter names it, labelled by method, route template (never the path: a key in a
- * path would make a series per kiosk) and status. Each worker is its own scrape target (its admin
- * port): Prometheus sums them, and a worker restarted starts its counters from zero, which
- * `rate()` reads as the reset it is. prom-client's default process metrics are not used: under
- * Deno's permissions they read /proc/self as zero (memory, descriptors).
+ * server of its own), but for the request histogram, which is on every request's path and keeps
+ * its own counts (request-durations.ts). Names follow Prometheus' conventions (`_seconds`,
+ * `_total`, base units) and labels stay few. Each worker is its own scrape target (its admin port):
+ * Prometheus sums them, and a worker restarted starts its counters from zero, which `rate()` reads
+ * as the reset it is. prom-client's default process metrics are not used: under Deno's permissions
+ * they read /proc/self as zero (memory, descriptors).
  *
  * @example
  * const metrics = workerMetrics();
@@ -45,26 +36,7 @@ export function workerMetrics(): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
 
-  const duration = new Histogram({
-    name: "http_server_request_duration_seconds",
-    help: "Duration of HTTP server requests (OpenTelemetry's http.server.request.duration), from the app's first middleware to its answer.",
-    labelNames: ["http_request_method", "http_route", "http_response_status_code"],
-    buckets: DURATION_BUCKETS,
-    registers,
-  });
-  /** One histogram child per method, route and status: the label hashing is done once, not per request. */
-  const children = new Map<string, ReturnType<typeof duration.labels>>();
-  /** Hono's route pattern (`/api/v2/licenses/:licenseKey/schedule`) as the OpenAPI document writes it. */
-  const templates = new Map<string, string>();
-  const templateOf = (routePath: string) => {
-    let template = templates.get(routePath);
-    if (template === undefined) {
-      // A pattern ending in `*` is a middleware's: no route matched (404, 405, a CORS preflight).
-      template = routePath.endsWith("*") ? "" : routePath.replace(/:(\w+)/g, "{$1}");
-      templates.set(routePath, template);
-    }
-    return template;
-  };
+  const durations = requestDurations();
 
   const shed = new Counter({
     name: "cadence_database_statements_shed_total",
@@ -193,20 +165,12 @@ export function workerMetrics(): WorkerMetrics {
   }).set(Math.round(Date.now() / 1000 - performance.now() / 1000));
 
   return {
-    observeRequest(method, routePath, status, seconds) {
-      const key = `${method} ${routePath} ${status}`;
-      let child = children.get(key);
-      if (child === undefined) {
-        child = duration.labels(METHODS.has(method) ? method : "_OTHER", templateOf(routePath), String(status));
-        children.set(key, child);
-      }
-      child.observe(seconds);
-    },
+    observeRequest: durations.observe,
     databaseFailed: (kind) => (kind === "busy" ? shed : unavailable).inc(),
     limiterUnavailable: (rule) => limiterErrors.inc({ rule }),
     attach: attachUsage,
     attachFleet,
-    scrape: () => registry.metrics(),
+    scrape: async () => `${durations.exposition()}\n${await registry.metrics()}`,
     contentType: registry.contentType,
   };
 }

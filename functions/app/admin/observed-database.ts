@@ -12,14 +12,12 @@ import { DatabaseBusy, isUnavailable } from "../db/unavailable.ts";
  */
 export function observedDatabase(db: Database, onFailure: (kind: "busy" | "unavailable") => void): Database {
   return {
-    async query<Row>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]> {
-      try {
-        return await db.query<Row>(text, params, options);
-      } catch (error) {
+    // A handler on the promise, not an async wrapper: no extra turn on every statement's path.
+    query: <Row>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<Row[]> =>
+      db.query<Row>(text, params, options).catch((error: unknown) => {
         if (isUnavailable(error)) onFailure(error instanceof DatabaseBusy ? "busy" : "unavailable");
         throw error;
-      }
-    },
+      }),
     script: (text) => db.script(text),
     close: () => db.close(),
   };

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
 import type { Env } from "./route.ts";
 
 /**
@@ -21,6 +22,6 @@ export function requestTiming(observe: RequestObserver): MiddlewareHandler<Env> 
   return async function requestTimingMiddleware(c, next) {
     const started = performance.now();
     await next();
-    observe(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
+    observe(c.req.method, routePath(c), c.res.status, (performance.now() - started) / 1000);
   };
 }
