@@ -33,7 +33,7 @@ const FAMILIES = [
   "cadence_seat_suspicions",
   "cadence_kiosks_online",
   "cadence_kiosks_dark",
-  "cadence_event_loop_delay_p99_seconds",
+  "cadence_event_loop_delay_max_seconds",
   "process_resident_memory_bytes",
   "process_cpu_seconds_total",
 ];
