@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { scratchSpace } from "./test/support/scratch-space.ts";
 
 // Set before the global setup starts its cluster, and inherited by every test process (os.tmpdir()).
@@ -22,6 +22,26 @@ const throughPooler = [
   "test/kiosk/kiosk-status.test.ts",
   "test/database/hostile-values.test.ts",
   "test/license/well-formed-text.test.ts",
+];
+
+/**
+ * The files that need no database, Redis or server: the `unit` project. Run alone (`npm run
+ * test:unit`, or `npx vitest run --project unit <file>`), it starts none of the global setup's
+ * services (test/support/global-setup.ts), so one such file answers in a couple of seconds.
+ */
+const withoutServices = [
+  "test/app/bounded-map.test.ts",
+  "test/app/config.test.ts",
+  "test/app/ip-address.test.ts",
+  "test/app/log.test.ts",
+  "test/database/backend-turns.test.ts",
+  "test/database/sql-rule-index.test.ts",
+  "test/rate-limit/window-counts.test.ts",
+  "test/read-path/batch-while-busy.test.ts",
+  "test/read-path/last-known-good.test.ts",
+  "test/app/readiness.test.ts",
+  "test/app/service-units.test.ts",
+  "test/simulate/simulate-cost.test.ts",
 ];
 
 /** What each project runs with. */
@@ -49,7 +69,8 @@ export default defineConfig({
     // deadlines, restarts), so more of them overlap; measured 294 s with the default of 2, 142 s with 4.
     maxWorkers: 4,
     projects: [
-      { test: { ...everyProject, name: "direct", include: ["test/**/*.test.ts"] } },
+      { test: { ...everyProject, name: "unit", include: withoutServices } },
+      { test: { ...everyProject, name: "direct", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...withoutServices] } },
       // The same suites again, the app (and every server they start) reaching Postgres through
       // PgBouncer in transaction mode, as on Supabase (test/support/database.ts).
       { test: { ...everyProject, name: "pooler", include: throughPooler, env: { CADENCE_TEST_THROUGH_POOLER: "1" } } },

@@ -48,6 +48,31 @@ COMMENT ON SCHEMA public IS 'standard public schema';
 
 
 --
+-- Name: kiosk_polls; Type: TYPE; Schema: public; Owner: -
+--
+
+CREATE TYPE public.kiosk_polls AS (
+	hour_started_at timestamp with time zone,
+	polls_this_hour integer,
+	polls_last_hour integer,
+	uneven_this_hour integer,
+	uneven_last_hour integer,
+	settled_until timestamp with time zone,
+	recent timestamp with time zone[],
+	firsts timestamp with time zone[],
+	lasts timestamp with time zone[],
+	starts boolean[]
+);
+
+
+--
+-- Name: TYPE kiosk_polls; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls): polls and uneven polls settled this hour (since hour_started_at) and the hour before; settled_until, the last call of the last settled burst; recent, when its last six settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written.';
+
+
+--
 -- Name: canonical_frequencies(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -1901,110 +1926,32 @@ COMMENT ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone, 
 
 
 --
--- Name: record_kiosk_sightings(text[], timestamp with time zone[], inet[], text[], integer[], text[], text[], integer[], text[], cidr[], timestamp with time zone[], timestamp with time zone[], integer[], integer[]); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: record_kiosk_polls(text[], timestamp with time zone[], inet[], text[], text[], text[], integer[], interval, integer[], integer[], timestamp with time zone[], timestamp with time zone[], boolean[]); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[] DEFAULT '{}'::integer[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_net_keys text[] DEFAULT '{}'::text[], p_networks cidr[] DEFAULT '{}'::cidr[], p_net_first timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_last timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_calls integer[] DEFAULT '{}'::integer[], p_net_returns integer[] DEFAULT '{}'::integer[]) RETURNS void
+CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_poll_gap interval DEFAULT '00:00:05'::interval, p_burst_from integer[] DEFAULT '{}'::integer[], p_burst_count integer[] DEFAULT '{}'::integer[], p_burst_firsts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_lasts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_starts boolean[] DEFAULT '{}'::boolean[]) RETURNS void
     LANGUAGE sql
     SET search_path TO ''
     SET jit TO 'off'
     AS $$
-  -- A network's call is a return when another network of the same family (IPv4, IPv6) called with
-  -- the key between it and this network's previous call, and that previous call is within
-  -- interleave_window: what the instance counted in memory, plus the return across writes (the
-  -- stored previous call, and another network's calls stored or in this write). A return across
-  -- families is counted apart, across writes only, and only when this network's previous call is at
-  -- least half of interleave_window before (20261126000700_seat_checks_across_families.sql says why).
-  --
-  -- Only keys seen from more than one network have rows: a key seen from the network of its stored
-  -- latest call, with no row yet, writes none (an honest kiosk costs a look-up). A key seen from
-  -- another network starts rows for both, the stored call's network from that call. Runs before the
-  -- sightings below, whose stored latest call it reads.
-  with b as (
-    select * from unnest(p_net_keys, p_networks, p_net_first, p_net_last, p_net_calls, p_net_returns)
-                  as b(key, network, first_at, last_at, calls, returns)
-  ),
-  -- Per key in this write: its networks, the network of its stored latest call, whether it has rows.
-  keyed as (
-    select g.key, g.networks, g.firsts, g.lasts, old.last_seen_at as prior_at, old.calls_this_hour as prior_calls,
-           pg_catalog.network(pg_catalog.set_masklen(old.last_seen_ip, case when pg_catalog.family(old.last_seen_ip) = 6 then 64 else 32 end)) as prior_network,
-           exists (select from public.kiosk_networks as e where e.license_key = g.key) as tracked
-      from (select b.key, array_agg(b.network) as networks, array_agg(b.first_at) as firsts, array_agg(b.last_at) as lasts
-              from b group by b.key) as g
-      left join public.kiosk_sightings as old on old.license_key = g.key
-  ),
-  written as (
-    select b.key, b.network, b.first_at, b.last_at, b.calls, b.returns
-      from b join keyed as t on t.key = b.key
-     where t.tracked or cardinality(t.networks) > 1 or t.prior_network <> b.network
-    union all
-    select t.key, t.prior_network, t.prior_at, t.prior_at, greatest(t.prior_calls, 1), 0
-      from keyed as t
-     where not t.tracked and t.prior_network <> all (t.networks)
-  ),
-  -- Per written network: whether another network of the same family, and whether one of the other
-  -- family, called since this network's stored previous call (x) and before this write's first call.
-  between_calls as (
-    select b.key, b.network, b.first_at, b.last_at, b.calls, b.returns,
-           b.first_at - x.last_seen_at as gap,
-           (select pg_catalog.bool_or(pg_catalog.family(o.network) = pg_catalog.family(b.network))
-              from (select y.network from public.kiosk_networks as y
-                     where y.license_key = b.key and y.network <> b.network
-                       and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at
-                    union all
-                    select o.network from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
-                     where o.network <> b.network and o.last_at > x.last_seen_at and o.first_at < b.first_at) as o) as same_family,
-           (select pg_catalog.bool_or(pg_catalog.family(o.network) <> pg_catalog.family(b.network))
-              from (select y.network from public.kiosk_networks as y
-                     where y.license_key = b.key
-                       and y.last_seen_at > x.last_seen_at and y.last_seen_at < b.first_at
-                    union all
-                    select o.network from unnest(t.networks, t.firsts, t.lasts) as o(network, first_at, last_at)
-                     where o.last_at > x.last_seen_at and o.first_at < b.first_at) as o) as other_family
-      from written as b
-      join keyed as t on t.key = b.key
-      left join public.kiosk_networks as x on x.license_key = b.key and x.network = b.network
-  )
-  insert into public.kiosk_networks as n (
-    license_key, network, first_seen_at, last_seen_at, calls, returns_hour_started_at, returns_this_hour, family_returns_this_hour)
-  select b.key, b.network, b.first_at, b.last_at, b.calls, b.last_at,
-         b.returns + case when b.gap > interval '0' and b.gap <= w.interleave_window and b.same_family then 1 else 0 end,
-         case when b.gap >= w.interleave_window / 2 and b.gap <= w.interleave_window and b.other_family then 1 else 0 end
-  from between_calls as b
-  cross join public.seat_watch as w
-  where exists (select from public.license_keys as k where k.key = b.key)
-  order by b.key, b.network
-  on conflict (license_key, network) do update set
-    first_seen_at = least(n.first_seen_at, excluded.first_seen_at),
-    last_seen_at = greatest(n.last_seen_at, excluded.last_seen_at),
-    calls = n.calls + excluded.calls,
-    returns_hour_started_at = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                                   then excluded.last_seen_at else n.returns_hour_started_at end,
-    returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
-                             when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.returns_this_hour
-                             else n.returns_last_hour end,
-    returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                             then excluded.returns_this_hour else n.returns_this_hour + excluded.returns_this_hour end,
-    family_returns_last_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '2 hours' then 0
-                                    when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour' then n.family_returns_this_hour
-                                    else n.family_returns_last_hour end,
-    family_returns_this_hour = case when excluded.last_seen_at >= n.returns_hour_started_at + interval '1 hour'
-                                    then excluded.family_returns_this_hour else n.family_returns_this_hour + excluded.family_returns_this_hour end;
-
   -- Several instances write concurrently, each what it saw: the latest sighting wins, and a sighting
   -- that names no version (a validation) keeps the version a schedule read recorded. Rows are taken
-  -- in key order, so two instances' statements cannot deadlock. The seat-check counts add up: an
-  -- hour's calls roll into the previous hour at the first write an hour after the hour began.
+  -- in key order, so two instances' statements cannot deadlock. A new row holds this write's bursts
+  -- unsettled. An existing one adds them to its own, an expression; once six or more are held, the
+  -- write settles them instead (cadence.settle_polls): every fourth write of a key polled once
+  -- between writes, so the function's cost (a few microseconds) is paid a quarter of the time.
   insert into public.kiosk_sightings as s (
     license_key, last_seen_at, last_seen_ip, schedule_version_held,
-    calls_hour_started_at, calls_this_hour, system_name_written, system_name_changes, system_name_changes_since)
-  select u.key, u.seen_at, u.ip, u.version, u.seen_at, coalesce(u.calls, 1), u.last_name,
+    system_name_written, system_name_changes, system_name_changes_since, polls)
+  select u.key, u.seen_at, u.ip, u.version, u.last_name,
          -- A change is a written name other than the one before it: within this write (counted in
          -- memory), and this write's first name against the stored one.
          coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
-         case when u.last_name is not null then u.seen_at end
-  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_calls, p_first_names, p_last_names, p_name_changes)
-       as u(key, seen_at, ip, version, calls, first_name, last_name, name_changes)
+         case when u.last_name is not null then u.seen_at end,
+         row(null, 0, 0, 0, 0, null, null, p_burst_firsts[u.burst_from : u.burst_from + u.bursts - 1],
+             p_burst_lasts[u.burst_from : u.burst_from + u.bursts - 1], p_burst_starts[u.burst_from : u.burst_from + u.bursts - 1])::public.kiosk_polls
+  from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes, p_burst_from, p_burst_count)
+       as u(key, seen_at, ip, version, first_name, last_name, name_changes, burst_from, bursts)
   left join public.kiosk_sightings as old on old.license_key = u.key
   where exists (select from public.license_keys as k where k.key = u.key)
   order by u.key
@@ -2014,14 +1961,6 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
     schedule_version_held = case when excluded.last_seen_at >= s.last_seen_at
                                  then coalesce(excluded.schedule_version_held, s.schedule_version_held)
                                  else coalesce(s.schedule_version_held, excluded.schedule_version_held) end,
-    calls_hour_started_at = case when s.calls_hour_started_at is null or excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour'
-                                 then excluded.last_seen_at else s.calls_hour_started_at end,
-    calls_last_hour = case when s.calls_hour_started_at is null then 0
-                           when excluded.last_seen_at >= s.calls_hour_started_at + interval '2 hours' then 0
-                           when excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour' then s.calls_this_hour
-                           else s.calls_last_hour end,
-    calls_this_hour = case when s.calls_hour_started_at is null or excluded.last_seen_at >= s.calls_hour_started_at + interval '1 hour'
-                           then excluded.calls_this_hour else s.calls_this_hour + excluded.calls_this_hour end,
     system_name_written = coalesce(excluded.system_name_written, s.system_name_written),
     system_name_changes_since = case when excluded.system_name_written is null then s.system_name_changes_since
                                      when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
@@ -2029,7 +1968,31 @@ CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestam
     system_name_changes = case when excluded.system_name_written is null then s.system_name_changes
                                else (case when s.system_name_changes_since is null or s.system_name_changes_since < excluded.last_seen_at - interval '1 day'
                                           then 0 else s.system_name_changes end)
-                                    + excluded.system_name_changes end;
+                                    + excluded.system_name_changes end,
+    polls = case when coalesce(cardinality((s.polls).firsts), 0) + coalesce(cardinality((excluded.polls).firsts), 0) >= 6
+                 then cadence.settle_polls(s.polls, (excluded.polls).firsts, (excluded.polls).lasts, (excluded.polls).starts, p_poll_gap, excluded.last_seen_at)
+                 else row((s.polls).hour_started_at, (s.polls).polls_this_hour, (s.polls).polls_last_hour, (s.polls).uneven_this_hour,
+                          (s.polls).uneven_last_hour, (s.polls).settled_until, (s.polls).recent, (s.polls).firsts || (excluded.polls).firsts,
+                          (s.polls).lasts || (excluded.polls).lasts, (s.polls).starts || (excluded.polls).starts)::public.kiosk_polls end
+$$;
+
+
+--
+-- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each key''s bursts of calls (first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into its polls (public.kiosk_polls) every few writes.';
+
+
+--
+-- Name: record_kiosk_sightings(text[], timestamp with time zone[], inet[], text[], integer[], text[], text[], integer[], text[], cidr[], timestamp with time zone[], timestamp with time zone[], integer[], integer[]); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[] DEFAULT '{}'::integer[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_net_keys text[] DEFAULT '{}'::text[], p_networks cidr[] DEFAULT '{}'::cidr[], p_net_first timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_last timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_calls integer[] DEFAULT '{}'::integer[], p_net_returns integer[] DEFAULT '{}'::integer[]) RETURNS void
+    LANGUAGE sql
+    SET search_path TO ''
+    AS $$
+  select cadence.record_kiosk_polls(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes)
 $$;
 
 
@@ -2037,7 +2000,7 @@ $$;
 -- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: calls and system names per key, calls and returns per key and network.';
+COMMENT ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) IS 'For API instances deployed before 20261127000400: records their sightings and system names through cadence.record_kiosk_polls, without bursts.';
 
 
 --
@@ -2382,45 +2345,20 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
     SET search_path TO ''
     SET jit TO 'off'
     AS $$
-  -- Evidence older than a day goes (a scan of the keys seen from several networks, a small table);
-  -- then each rule names its keys, from rows seen in the last two hours (a kiosk gone quiet keeps no
-  -- stale count alive).
-  with gone as (
-    delete from public.kiosk_networks as n where n.last_seen_at < p_now - interval '1 day'
-  ),
-  -- A key left with one network (its others a day old) is an honest single-network key again: it
-  -- leaves the evidence, so its writes cost a look-up only.
-  alone as (
-    delete from public.kiosk_networks as n
-     using (select e.license_key from public.kiosk_networks as e
-             group by e.license_key
-            having count(*) filter (where e.last_seen_at >= p_now - interval '1 day') <= 1) as single
-     where n.license_key = single.license_key
-  ),
-  found as (
-    -- Both interleaving rules in one read of the networks with returns (a partial index).
-    select n.license_key, r.rule
-      from (select n.license_key, w.returns_to_flag, w.family_returns_to_flag,
-                   sum(n.returns_this_hour + n.returns_last_hour) as returns,
-                   sum(n.family_returns_this_hour + n.family_returns_last_hour) as family_returns
-              from public.kiosk_networks as n cross join public.seat_watch as w
-             where n.returns_this_hour + n.returns_last_hour + n.family_returns_this_hour + n.family_returns_last_hour > 0
-               and n.last_seen_at > p_now - interval '2 hours'
-             group by n.license_key, w.returns_to_flag, w.family_returns_to_flag) as n
-     cross join lateral unnest(array[
-       case when n.returns >= n.returns_to_flag then 'interleaved_networks' end,
-       case when n.family_returns >= n.family_returns_to_flag then 'interleaved_families' end
-     ]) as r(rule)
-     where r.rule is not null
-    union all
-    -- Both per-key rules in one scan of the sightings, the few keys over a threshold first.
+  -- Both rules in one scan of the sightings, the few keys over a threshold first; counts of a key
+  -- not seen for two hours are stale and flag nothing.
+  with found as (
     select s.license_key, r.rule
-      from (select s.*, w.calls_per_hour_limit, w.name_changes_to_flag
+      from (select s.license_key, s.last_seen_at, s.system_name_changes, s.system_name_changes_since,
+                   (s.polls).uneven_this_hour + (s.polls).uneven_last_hour as uneven, (s.polls).polls_this_hour + (s.polls).polls_last_hour as polls,
+                   w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag
               from public.kiosk_sightings as s cross join public.seat_watch as w
-             where s.calls_last_hour > w.calls_per_hour_limit or s.system_name_changes >= w.name_changes_to_flag
+             where (s.polls).uneven_this_hour + (s.polls).uneven_last_hour >= w.uneven_polls_to_flag
+                or s.system_name_changes >= w.name_changes_to_flag
             offset 0) as s
      cross join lateral unnest(array[
-       case when s.calls_last_hour > s.calls_per_hour_limit and s.last_seen_at > p_now - interval '2 hours' then 'poll_rate' end,
+       case when s.uneven >= s.uneven_polls_to_flag and s.uneven >= s.uneven_polls_share * s.polls
+             and s.last_seen_at > p_now - interval '2 hours' then 'uneven_polls' end,
        case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
      ]) as r(rule)
      where r.rule is not null
@@ -2446,7 +2384,7 @@ $$;
 -- Name: FUNCTION seat_check_pass(p_now timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: deletes network evidence older than a day, then records (public.seat_suspicions) every key a rule flags now; returns how many. The rules are in 20261126000600_seat_checks.sql and, interleaved_families, 20261126000700_seat_checks_across_families.sql.';
+COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql and 20261126000600_seat_checks.sql.';
 
 
 --
@@ -2471,11 +2409,11 @@ begin
          pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
            'licenseKey', q.license_key, 'systemName', k.system_name, 'rules', q.rules,
            'firstFlaggedAt', q.first_flagged_at, 'lastFlaggedAt', q.last_flagged_at,
-           'networks', coalesce(n.networks, 0)
+           'unevenPolls', coalesce((s.polls).uneven_this_hour + (s.polls).uneven_last_hour, 0)
          ) order by q.license_key)
     from public.seat_suspicions as q
     join public.license_keys as k on k.key = q.license_key
-    left join lateral (select count(*)::integer as networks from public.kiosk_networks as n where n.license_key = q.license_key) as n on true
+    left join public.kiosk_sightings as s on s.license_key = q.license_key
    where q.last_flagged_at > coalesce(v_watch.last_digest_at, '-infinity')
   having count(*) > 0;
 end
@@ -2697,6 +2635,138 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS 'Sets each key''s system name (already in cadence.system_name_form) to the name at the same position, one row per position n (1-based): ok, unchanged, taken (another key of the account has it, as stored or in its form, regardless of case, or asked for it earlier in the batch) or unknown_license.';
+
+
+--
+-- Name: settle_polls(public.kiosk_polls, timestamp with time zone[], timestamp with time zone[], boolean[], interval, timestamp with time zone); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) RETURNS public.kiosk_polls
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+declare
+  v_firsts timestamptz[] := coalesce(p_polls.firsts, '{}') || coalesce(p_firsts, '{}');
+  v_lasts timestamptz[] := coalesce(p_polls.lasts, '{}') || coalesce(p_lasts, '{}');
+  v_starts boolean[] := coalesce(p_polls.starts, '{}') || coalesce(p_starts, '{}');
+  v_order integer[] := '{}';
+  v_first timestamptz[] := '{}';
+  v_last timestamptz[] := '{}';
+  v_start boolean[] := '{}';
+  v_polls timestamptz[] := coalesce(p_polls.recent, '{}');
+  v_settled_until timestamptz := p_polls.settled_until;
+  v_settled integer := 0;
+  v_uneven integer := 0;
+  v_hours integer;
+  v_n integer := 0;
+  v_i integer;
+  v_j integer;
+  v_k integer := 1;
+  v_g0 float8;
+  v_g1 float8;
+  v_g2 float8;
+  v_g3 float8;
+  v_g4 float8;
+  v_ratio float8;
+  v_is_uneven boolean;
+begin
+  -- The bursts in time order (an insertion sort: a dozen at most), merged where less than p_gap
+  -- apart (a poll whose calls reached two instances, or straddled a write). A burst that began
+  -- within p_gap of the last settled burst's last call, or before, was part of what settled (a
+  -- piece written late by another instance, or held across an outage): left out, never counted
+  -- as a poll of its own.
+  for v_i in 1 .. coalesce(cardinality(v_firsts), 0) loop
+    continue when v_firsts[v_i] <= v_settled_until + p_gap;
+    v_j := coalesce(cardinality(v_order), 0);
+    v_order := v_order || v_i;
+    while v_j > 0 and v_firsts[v_order[v_j]] > v_firsts[v_i] loop
+      v_order[v_j + 1] := v_order[v_j];
+      v_order[v_j] := v_i;
+      v_j := v_j - 1;
+    end loop;
+  end loop;
+  foreach v_i in array v_order loop
+    if v_n > 0 and v_firsts[v_i] - v_last[v_n] <= p_gap then
+      v_last[v_n] := greatest(v_last[v_n], v_lasts[v_i]);
+      v_start[v_n] := v_start[v_n] or v_starts[v_i];
+    else
+      v_n := v_n + 1;
+      v_first[v_n] := v_firsts[v_i];
+      v_last[v_n] := v_lasts[v_i];
+      v_start[v_n] := v_starts[v_i];
+    end if;
+  end loop;
+
+  -- All but the last two settle: a burst settles once two newer ones began, so every part of it
+  -- has been written (an instance holds a key's calls 35 s at most, two polls of a kiosk polling
+  -- every 30 s). A settled poll joins recent; a settled start is dropped (the gap across it is the
+  -- gap between the polls around it). Each settled poll judges the one before it.
+  while v_n - v_k + 1 > 2 loop
+    if not v_start[v_k] then
+      v_polls := v_polls || v_first[v_k];
+      v_settled := v_settled + 1;
+      v_j := cardinality(v_polls);
+      -- The last five gaps between settled polls, oldest first (null where there are fewer).
+      v_g0 := pg_catalog.date_part('epoch', v_polls[v_j - 4] - v_polls[v_j - 5]);
+      v_g1 := pg_catalog.date_part('epoch', v_polls[v_j - 3] - v_polls[v_j - 4]);
+      v_g2 := pg_catalog.date_part('epoch', v_polls[v_j - 2] - v_polls[v_j - 3]);
+      v_g3 := pg_catalog.date_part('epoch', v_polls[v_j - 1] - v_polls[v_j - 2]);
+      v_g4 := pg_catalog.date_part('epoch', v_polls[v_j] - v_polls[v_j - 1]);
+      -- Interleaved: the poll before this one came less than 0.3 of either neighbouring gap after
+      -- its predecessor (g3 beside g2 and g4). One device's gaps are its interval (jitter of 10 %
+      -- either way: 0.82 at least) or multiples where polls failed: with two lost in a row on each
+      -- side, 0.27 to 0.41; below 0.3 mostly with three lost on each side (a share p^6 of its polls
+      -- for a loss rate p). A crash loop's polls follow their starts by a whole interval. A second
+      -- device's poll at a fraction f of the first's interval makes it f/(1-f): below 0.3 for f up to
+      -- 0.23 either way, a band its jitter moves it through.
+      v_is_uneven := v_j >= 4 and v_g3 < 0.3 * least(v_g2, v_g4);
+      -- Alternating: the last five gaps alternate between two lengths (each within 2 % of the one
+      -- two before), the shorter at most 0.85 of the longer: two devices whose timers never drift
+      -- (setInterval), at a fraction of the interval the first test does not reach. One device with
+      -- such timers has one length, or multiples where polls failed: ratios of 1/4, 1/3, 1/2, 2/3
+      -- and 3/4 (within 0.02) are those, and not counted. A jittered device matches three times in a
+      -- row by chance, a few of its polls a day at most (the corpus, test/bench/results.md).
+      if not v_is_uneven and v_j >= 6 then
+        v_ratio := least(v_g1, v_g2) / greatest(v_g1, v_g2);
+        v_is_uneven := abs(v_g0 - v_g2) <= 0.02 * greatest(v_g0, v_g2)
+                   and abs(v_g2 - v_g4) <= 0.02 * greatest(v_g2, v_g4)
+                   and abs(v_g1 - v_g3) <= 0.02 * greatest(v_g1, v_g3)
+                   and v_ratio <= 0.85
+                   and abs(v_ratio - 0.25) > 0.02 and abs(v_ratio - 1.0 / 3) > 0.02 and abs(v_ratio - 0.5) > 0.02
+                   and abs(v_ratio - 2.0 / 3) > 0.02 and abs(v_ratio - 0.75) > 0.02;
+      end if;
+      if v_is_uneven then
+        v_uneven := v_uneven + 1;
+      end if;
+    end if;
+    v_settled_until := v_last[v_k];
+    v_k := v_k + 1;
+  end loop;
+
+  -- Hours since the counting hour began (p_at: the write's latest call): a new one begins at the
+  -- first settling an hour after it, the hour before then holding the ended one's counts (none
+  -- after two hours, or before any).
+  v_hours := case when p_polls.hour_started_at is null or p_polls.hour_started_at + interval '2 hours' <= p_at then 2
+                  when p_polls.hour_started_at + interval '1 hour' <= p_at then 1
+                  else 0 end;
+  v_j := cardinality(v_polls);
+  return row(
+    case when v_hours > 0 then p_at else p_polls.hour_started_at end,
+    case when v_hours > 0 then 0 else p_polls.polls_this_hour end + v_settled,
+    case v_hours when 0 then p_polls.polls_last_hour when 1 then p_polls.polls_this_hour else 0 end,
+    case when v_hours > 0 then 0 else p_polls.uneven_this_hour end + v_uneven,
+    case v_hours when 0 then p_polls.uneven_last_hour when 1 then p_polls.uneven_this_hour else 0 end,
+    v_settled_until, v_polls[greatest(1, v_j - 5):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n]
+  )::public.kiosk_polls;
+end
+$$;
+
+
+--
+-- Name: FUNCTION settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) IS 'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls (the last six kept), each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
 
 
 --
@@ -3310,61 +3380,6 @@ ALTER TABLE public.groups ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
 
 
 --
--- Name: kiosk_networks; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.kiosk_networks (
-    license_key text NOT NULL,
-    network cidr NOT NULL,
-    first_seen_at timestamp with time zone NOT NULL,
-    last_seen_at timestamp with time zone NOT NULL,
-    calls bigint NOT NULL,
-    returns_hour_started_at timestamp with time zone NOT NULL,
-    returns_this_hour integer DEFAULT 0 NOT NULL,
-    returns_last_hour integer DEFAULT 0 NOT NULL,
-    family_returns_this_hour integer DEFAULT 0 NOT NULL,
-    family_returns_last_hour integer DEFAULT 0 NOT NULL,
-    CONSTRAINT kiosk_network_calls_are_counted CHECK ((calls > 0))
-)
-WITH (fillfactor='70');
-
-
---
--- Name: TABLE kiosk_networks; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.kiosk_networks IS 'Written by the API, do not edit: for each license key seen from more than one network in the last day, each network (IPv4 address, IPv6 /64), its calls and its returns (seat checks). Read public.suspected_copies.';
-
-
---
--- Name: COLUMN kiosk_networks.returns_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.returns_this_hour IS 'Calls back on this network after another network''s call, within interleave_window of its own previous call, since returns_hour_started_at.';
-
-
---
--- Name: COLUMN kiosk_networks.returns_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.returns_last_hour IS 'The same in the hour before.';
-
-
---
--- Name: COLUMN kiosk_networks.family_returns_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.family_returns_this_hour IS 'Calls back on this network after a call from the other address family, between half of interleave_window and interleave_window after its own previous call, since returns_hour_started_at (interleaved_families).';
-
-
---
--- Name: COLUMN kiosk_networks.family_returns_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_networks.family_returns_last_hour IS 'The same in the hour before.';
-
-
---
 -- Name: kiosk_outages; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3465,12 +3480,10 @@ CREATE TABLE public.kiosk_sightings (
     last_seen_at timestamp with time zone NOT NULL,
     last_seen_ip inet,
     schedule_version_held text,
-    calls_hour_started_at timestamp with time zone,
-    calls_this_hour integer DEFAULT 0 NOT NULL,
-    calls_last_hour integer DEFAULT 0 NOT NULL,
     system_name_written text,
     system_name_changes integer DEFAULT 0 NOT NULL,
     system_name_changes_since timestamp with time zone,
+    polls public.kiosk_polls,
     CONSTRAINT schedule_version_held_is_a_version CHECK ((schedule_version_held ~ '^[0-9a-f]{64}$'::text))
 );
 
@@ -3480,20 +3493,6 @@ CREATE TABLE public.kiosk_sightings (
 --
 
 COMMENT ON TABLE public.kiosk_sightings IS 'Written by the API, do not edit: the last call a kiosk made with each license key. Read public.kiosk_status.';
-
-
---
--- Name: COLUMN kiosk_sightings.calls_this_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.calls_this_hour IS 'Successful calls since calls_hour_started_at (seat checks: poll_rate).';
-
-
---
--- Name: COLUMN kiosk_sightings.calls_last_hour; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.kiosk_sightings.calls_last_hour IS 'Successful calls in the hour before calls_hour_started_at.';
 
 
 --
@@ -3511,6 +3510,13 @@ COMMENT ON COLUMN public.kiosk_sightings.system_name_changes IS 'Changes of the 
 
 
 --
+-- Name: COLUMN kiosk_sightings.polls; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.kiosk_sightings.polls IS 'The key''s polls (public.kiosk_polls): its last settled polls, its bursts still unsettled, and its polls and uneven polls this hour and the last (seat checks: uneven_polls).';
+
+
+--
 -- Name: seat_suspicions; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -3520,7 +3526,7 @@ CREATE TABLE public.seat_suspicions (
     first_flagged_at timestamp with time zone NOT NULL,
     last_flagged_at timestamp with time zone NOT NULL,
     flags integer DEFAULT 1 NOT NULL,
-    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text]) AND (cardinality(rules) > 0)))
+    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text, 'uneven_polls'::text]) AND (cardinality(rules) > 0)))
 );
 
 
@@ -3932,19 +3938,15 @@ COMMENT ON COLUMN public.schedules.type IS 'daily or weekly. Blocks of a weekly 
 CREATE TABLE public.seat_watch (
     id boolean DEFAULT true NOT NULL,
     digest_to text,
-    interleave_window interval DEFAULT '00:01:30'::interval NOT NULL,
-    returns_to_flag integer DEFAULT 3 NOT NULL,
-    calls_per_hour_limit integer DEFAULT 90 NOT NULL,
     name_changes_to_flag integer DEFAULT 3 NOT NULL,
     last_digest_at timestamp with time zone,
-    family_returns_to_flag integer DEFAULT 20 NOT NULL,
-    CONSTRAINT calls_per_hour_limit_is_positive CHECK ((calls_per_hour_limit > 0)),
-    CONSTRAINT family_returns_to_flag_is_at_least_returns_to_flag CHECK ((family_returns_to_flag >= returns_to_flag)),
-    CONSTRAINT interleave_window_is_between_10_seconds_and_an_hour CHECK (((interleave_window >= '00:00:10'::interval) AND (interleave_window <= '01:00:00'::interval))),
+    uneven_polls_to_flag integer DEFAULT 6 NOT NULL,
+    uneven_polls_share real DEFAULT 0.05 NOT NULL,
     CONSTRAINT name_changes_to_flag_is_at_least_2 CHECK ((name_changes_to_flag >= 2)),
-    CONSTRAINT returns_to_flag_is_at_least_2 CHECK ((returns_to_flag >= 2)),
     CONSTRAINT seat_digest_to_is_an_email CHECK ((digest_to ~ '^[^@[:space:]]+@[^@[:space:]]+$'::text)),
-    CONSTRAINT seat_watch_is_one_row CHECK (id)
+    CONSTRAINT seat_watch_is_one_row CHECK (id),
+    CONSTRAINT uneven_polls_share_is_a_share CHECK (((uneven_polls_share > (0)::double precision) AND (uneven_polls_share <= (1)::double precision))),
+    CONSTRAINT uneven_polls_to_flag_is_at_least_2 CHECK ((uneven_polls_to_flag >= 2))
 );
 
 
@@ -3963,27 +3965,6 @@ COMMENT ON COLUMN public.seat_watch.digest_to IS 'Where the daily digest of susp
 
 
 --
--- Name: COLUMN seat_watch.interleave_window; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.seat_watch.interleave_window IS 'A call back on a network within this long of that network''s previous call, with another network''s call between, is a return: about one poll interval and a half.';
-
-
---
--- Name: COLUMN seat_watch.returns_to_flag; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.seat_watch.returns_to_flag IS 'Returns in the current and previous hour that flag interleaved_networks.';
-
-
---
--- Name: COLUMN seat_watch.calls_per_hour_limit; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.seat_watch.calls_per_hour_limit IS 'More calls than this in a completed hour flag poll_rate: about 1.5 times what one kiosk makes (60 at a 60 s poll).';
-
-
---
 -- Name: COLUMN seat_watch.name_changes_to_flag; Type: COMMENT; Schema: public; Owner: -
 --
 
@@ -3991,10 +3972,17 @@ COMMENT ON COLUMN public.seat_watch.name_changes_to_flag IS 'Changes of the writ
 
 
 --
--- Name: COLUMN seat_watch.family_returns_to_flag; Type: COMMENT; Schema: public; Owner: -
+-- Name: COLUMN seat_watch.uneven_polls_to_flag; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.seat_watch.family_returns_to_flag IS 'Returns across address families in the current and previous hour that flag interleaved_families: above the two per start a dual-stack kiosk can make (ten restarts in two hours).';
+COMMENT ON COLUMN public.seat_watch.uneven_polls_to_flag IS 'Uneven polls (cadence.settle_polls) in the current and previous hour that flag uneven_polls, with uneven_polls_share: one device makes none but where several of its polls fail in a row; a second device makes many.';
+
+
+--
+-- Name: COLUMN seat_watch.uneven_polls_share; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.seat_watch.uneven_polls_share IS 'The least share of the key''s polls in the current and previous hour that must be uneven to flag uneven_polls: one device losing a third of its polls makes 0.14 % in a day, half of them 0.8 %, 60 % of them 2.2 % (and 5 % in some two hours).';
 
 
 --
@@ -4012,12 +4000,13 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
     q.first_flagged_at,
     q.last_flagged_at,
     q.flags,
-    s.calls_last_hour,
-    s.calls_this_hour,
-    s.system_name_changes,
-    ( SELECT jsonb_agg(jsonb_build_object('network', n.network, 'firstSeenAt', n.first_seen_at, 'lastSeenAt', n.last_seen_at, 'calls', n.calls, 'returns', (n.returns_this_hour + n.returns_last_hour), 'returnsAcrossFamilies', (n.family_returns_this_hour + n.family_returns_last_hour)) ORDER BY n.last_seen_at DESC) AS jsonb_agg
-           FROM public.kiosk_networks n
-          WHERE (n.license_key = q.license_key)) AS networks
+    (s.polls).polls_this_hour AS polls_this_hour,
+    (s.polls).polls_last_hour AS polls_last_hour,
+    (s.polls).uneven_this_hour AS uneven_polls_this_hour,
+    (s.polls).uneven_last_hour AS uneven_polls_last_hour,
+    (s.polls).recent AS recent_polls,
+    s.last_seen_ip,
+    s.system_name_changes
    FROM ((public.seat_suspicions q
      JOIN public.license_keys k ON ((k.key = q.license_key)))
      LEFT JOIN public.kiosk_sightings s ON ((s.license_key = q.license_key)))
@@ -4028,7 +4017,7 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
 -- Name: VIEW suspected_copies; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: each network (IPv4 address, IPv6 /64) with its first and last call, calls, returns and returns across address families; calls per hour; system-name changes. A suspicion refuses nobody.';
+COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last six polls began, the latest client IP, system-name changes. A suspicion refuses nobody.';
 
 
 --
@@ -4217,14 +4206,6 @@ ALTER TABLE ONLY public.groups
 
 
 --
--- Name: kiosk_networks kiosk_network_is_one_per_key_and_network; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.kiosk_networks
-    ADD CONSTRAINT kiosk_network_is_one_per_key_and_network PRIMARY KEY (license_key, network);
-
-
---
 -- Name: kiosk_outages kiosk_outages_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -4385,13 +4366,6 @@ CREATE INDEX accounts_auth_link_due_idx ON public.accounts USING btree (auth_lin
 --
 
 CREATE INDEX email_outbox_due_idx ON public.email_outbox USING btree (next_attempt_at) WHERE (status = 'pending'::text);
-
-
---
--- Name: kiosk_networks_returning_idx; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX kiosk_networks_returning_idx ON public.kiosk_networks USING btree (license_key) WHERE ((((returns_this_hour + returns_last_hour) + family_returns_this_hour) + family_returns_last_hour) > 0);
 
 
 --
@@ -5011,12 +4985,6 @@ ALTER TABLE public.frequencies ENABLE ROW LEVEL SECURITY;
 --
 
 ALTER TABLE public.groups ENABLE ROW LEVEL SECURITY;
-
---
--- Name: kiosk_networks; Type: ROW SECURITY; Schema: public; Owner: -
---
-
-ALTER TABLE public.kiosk_networks ENABLE ROW LEVEL SECURITY;
 
 --
 -- Name: kiosk_outages; Type: ROW SECURITY; Schema: public; Owner: -
@@ -5653,6 +5621,14 @@ GRANT ALL ON FUNCTION cadence.queue_seat_digest(p_since timestamp with time zone
 
 
 --
+-- Name: FUNCTION record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) TO service_role;
+
+
+--
 -- Name: FUNCTION record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -5784,6 +5760,14 @@ GRANT ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) TO
 
 
 --
+-- Name: FUNCTION settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) TO service_role;
+
+
+--
 -- Name: FUNCTION system_name_form(p_name text); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -5908,13 +5892,6 @@ GRANT ALL ON SEQUENCE public.groups_id_seq TO service_role;
 
 
 --
--- Name: TABLE kiosk_networks; Type: ACL; Schema: public; Owner: -
---
-
-GRANT ALL ON TABLE public.kiosk_networks TO service_role;
-
-
---
 -- Name: TABLE kiosk_outages; Type: ACL; Schema: public; Owner: -
 --
 
@@ -6006,27 +5983,6 @@ GRANT SELECT(schedule_version_held) ON TABLE public.kiosk_sightings TO authentic
 
 
 --
--- Name: COLUMN kiosk_sightings.calls_hour_started_at; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(calls_hour_started_at) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.calls_this_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(calls_this_hour) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
--- Name: COLUMN kiosk_sightings.calls_last_hour; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(calls_last_hour) ON TABLE public.kiosk_sightings TO authenticated;
-
-
---
 -- Name: COLUMN kiosk_sightings.system_name_written; Type: ACL; Schema: public; Owner: -
 --
 
@@ -6045,6 +6001,13 @@ GRANT SELECT(system_name_changes) ON TABLE public.kiosk_sightings TO authenticat
 --
 
 GRANT SELECT(system_name_changes_since) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: COLUMN kiosk_sightings.polls; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(polls) ON TABLE public.kiosk_sightings TO authenticated;
 
 
 --

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { ConfigError } from "./config-error.ts";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
 import { ClientIpHeader, DEFAULT_IPV6_PREFIX } from "./http/client-ip.ts";
 import { TrustedProxies } from "./http/trusted-proxies.ts";
@@ -213,10 +214,6 @@ export const configSchema = z
 export type Config = z.infer<typeof configSchema>;
 
 /** Thrown when the environment is unusable; the message names each bad variable. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
-
 /**
  * Parses the environment. Empty strings count as unset, as shells and dashboards produce them.
  *

@@ -1,4 +1,4 @@
-import { ConfigError } from "./config.ts";
+import { ConfigError } from "./config-error.ts";
 import { PortInUseError } from "./http/port-in-use.ts";
 
 /**

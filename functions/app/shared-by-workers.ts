@@ -1,4 +1,5 @@
-import { type Config, ConfigError } from "./config.ts";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./config-error.ts";
 
 /**
  * Refuses a configuration that several workers of one machine cannot share: each worker is an

@@ -1,5 +1,6 @@
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
-import { type Config, ConfigError } from "./config.ts";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./config-error.ts";
 import { openPostgres } from "./db/postgres.ts";
 import type { Logger } from "./log.ts";
 import { mailerFromConfig } from "./mail/mailer-from-config.ts";

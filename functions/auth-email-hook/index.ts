@@ -3,7 +3,8 @@
 // reauthentication); this renders it with Cadence's templates and sends it through the same
 // outbox and mailer as the license e-mails. Signed with Standard Webhooks, so no JWT is needed.
 import { sendEmailHook } from "../app/auth-hook/send-email-hook.ts";
-import { ConfigError, parseConfig } from "../app/config.ts";
+import { parseConfig } from "../app/config.ts";
+import { ConfigError } from "../app/config-error.ts";
 import { consoleLogger } from "../app/log.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 

@@ -2,7 +2,8 @@
 // minute: the offline-alert pass, then delivery of the queued e-mails that are due. Its last line is
 // the run's report (runScheduledPass): `{"sent":n,"failed":n,"alerts":{...}}`, and `authUsers`,
 // `idempotencyKeysPurged` when they apply.
-import { ConfigError, parseConfig } from "../app/config.ts";
+import { parseConfig } from "../app/config.ts";
+import { ConfigError } from "../app/config-error.ts";
 import { consoleLogger } from "../app/log.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";

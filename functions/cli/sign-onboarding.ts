@@ -5,7 +5,8 @@
 // (SIGNING_SECRET) it carries an Idempotency-Key; under Standard Webhooks
 // (STANDARD_WEBHOOKS_SECRET) the webhook-id is that id. Either way a fresh UUID unless given: to retry
 // a request whose answer was lost, sign it again with the same --idempotency-key and the same body.
-import { ConfigError, parseConfig } from "../app/config.ts";
+import { parseConfig } from "../app/config.ts";
+import { ConfigError } from "../app/config-error.ts";
 import { curlCommand, signOnboardingRequest, signStandardWebhookRequest } from "../app/onboarding/signed-request.ts";
 import { type CommandLine, commandLine } from "./command-line.ts";
 

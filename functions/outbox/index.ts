@@ -1,7 +1,8 @@
 // The edge function `outbox`: pg_cron calls it every minute (supabase/README.md, "Deploying"), and each call runs
 // the offline-alert pass, then delivers the queued e-mails that are due (its alerts included). It takes no input and can only send what is already due, so an
 // outside caller gains nothing by calling it.
-import { ConfigError, parseConfig } from "../app/config.ts";
+import { parseConfig } from "../app/config.ts";
+import { ConfigError } from "../app/config-error.ts";
 import { consoleLogger } from "../app/log.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";

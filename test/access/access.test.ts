@@ -58,8 +58,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   "public.kiosk_sightings": {
     columns: {
       license_key: "select", last_seen_at: "select", last_seen_ip: "select", schedule_version_held: "select",
-      calls_hour_started_at: "select", calls_this_hour: "select", calls_last_hour: "select", system_name_written: "select",
-      system_name_changes: "select", system_name_changes_since: "select",
+      system_name_written: "select", system_name_changes: "select", system_name_changes_since: "select", polls: "select",
     },
   },
   "public.kiosk_status": {
@@ -91,14 +90,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   },
   "public.seat_watch": {
     columns: {
-      id: "", digest_to: "", interleave_window: "", returns_to_flag: "", calls_per_hour_limit: "", name_changes_to_flag: "", last_digest_at: "",
-      family_returns_to_flag: "",
-    },
-  },
-  "public.kiosk_networks": {
-    columns: {
-      license_key: "", network: "", first_seen_at: "", last_seen_at: "", calls: "", returns_hour_started_at: "", returns_this_hour: "",
-      returns_last_hour: "", family_returns_this_hour: "", family_returns_last_hour: "",
+      id: "", digest_to: "", name_changes_to_flag: "", last_digest_at: "", uneven_polls_to_flag: "", uneven_polls_share: "",
     },
   },
   "public.seat_suspicions": {
@@ -107,7 +99,8 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   "public.suspected_copies": {
     columns: {
       license_key: "", account_email: "", system_name: "", active: "", rules: "", first_flagged_at: "", last_flagged_at: "", flags: "",
-      calls_last_hour: "", calls_this_hour: "", system_name_changes: "", networks: "",
+      polls_this_hour: "", polls_last_hour: "", uneven_polls_this_hour: "", uneven_polls_last_hour: "", recent_polls: "", last_seen_ip: "",
+      system_name_changes: "",
     },
   },
   "public.kiosk_uptime": {

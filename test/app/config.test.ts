@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "../../functions/app/config.ts";
+import { parseConfig } from "../../functions/app/config.ts";
+import { ConfigError } from "../../functions/app/config-error.ts";
 
 describe("configuration", () => {
   it("has defaults for a local start: 127.0.0.1 port 8000, data in .data, console mailer", () => {

@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ConfigError, parseConfig } from "../../functions/app/config.ts";
+import { parseConfig } from "../../functions/app/config.ts";
+import { ConfigError } from "../../functions/app/config-error.ts";
 import { refuseUnshared } from "../../functions/app/shared-by-workers.ts";
 import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";

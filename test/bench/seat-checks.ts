@@ -1,16 +1,18 @@
 /// <reference lib="deno.ns" />
 // `npm run bench -- --seats [--keys=100000] [--rounds=9] [--copied=0.01]`: what the seat checks cost
-// at fleet size. On a fresh throwaway Postgres 15 with that many keys, each already sighted twice (a
-// share of them copied: their second sighting from another network, half of those from an IPv6 /64,
-// so they carry evidence rows): the sightings write of a batch of keys as it was before the seat
-// checks (the old statement, restored in the bench's database only) beside the write carrying the
-// evidence, alternately, each round a minute later, the copied keys switching network every round;
-// then the seat-check pass every minute would run. Each statement's cost is taken twice: its wall
+// at fleet size. On a fresh throwaway Postgres 15 with that many keys, each already sighted three to
+// six times (a quarter settling their polls at any write), vacuumed: the sightings write of a batch of keys as it was
+// before the seat checks (the old statement, restored in the bench's database only) beside the write
+// carrying the evidence, alternately, each round a minute later: each key's poll (its schedule and
+// proclamations read, 0.6 s apart), and for a share of them (copied) a second device's poll 17 s
+// later, half of those from an IPv6 /64; then the seat-check pass every minute would run. Each statement's cost is taken twice: its wall
 // time and the CPU time of the database backend that ran it (/proc/<pid>/stat: on a shared machine
-// the CPU time moves less than the wall time). Prints medians and the cost per day, at a kiosk
-// polling every 60 s (each key written once a minute: 1,440 writes a day).
+// the CPU time moves less than the wall time). Prints the writes' means (a write's cost depends on
+// how many of its keys settle) and the pass's median, and the cost per day, at a kiosk polling every
+// 60 s (each key written once a minute: 1,440 writes a day).
 import { readFileSync } from "node:fs";
 import pg from "pg";
+import { POLL_GAP_MS } from "../../functions/app/kiosk/sightings.ts";
 import { cpuSeconds } from "./cpu.ts";
 import { migratedDatabase } from "./database.ts";
 import type { BenchFlags } from "./flags.ts";
@@ -32,11 +34,14 @@ const seatKey = (n: number) => {
   return `SEAT-${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8)}`;
 };
 const ipOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-/** A copied key's other network: an IPv4 address for half of them, an IPv6 /64 for the other half. */
+/** A copied key's second device: an IPv4 address for half of them, an IPv6 /64 for the other half. */
 const otherIpOf = (n: number) => (n % 2 ? `12.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` : `fd00:0:${(n >> 16).toString(16)}:${(n & 0xffff).toString(16)}::1`);
-const networkOf = (ip: string) => (ip.includes(":") ? `${ip.slice(0, ip.lastIndexOf("::"))}::/64` : `${ip}/32`);
+/** A poll's calls, first to last; the second device's poll of a copied key this long after the first's. */
+const POLL_MS = 600;
+const SECOND_DEVICE_MS = 17_000;
 const median = (values: number[]) => values.toSorted((a, b) => a - b)[values.length >> 1];
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+const mean = (values: number[]) => sum(values) / values.length;
 
 export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds" | "copied">): Promise<void> {
   if ((flags.keys?.length ?? 0) > 1) throw new Error("npm run bench -- --seats: --keys=N, one fleet size");
@@ -57,21 +62,26 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
     );
     await client.query(oldWrite());
     const start = Date.now() - 10 * MINUTE;
-    const at = (round: number) => new Date(start + round * MINUTE).toISOString();
-    // Round r's address of key n: its own, or for a copied key its other network every other round.
-    const ipAt = (n: number, round: number) => (copied(n) && round % 2 ? otherIpOf(n) : ipOf(n));
-    const write = (fn: "new" | "old", from: number, count: number, round: number) => {
-      const batch = all.slice(from, from + count);
-      const ips = batch.map((_, i) => ipAt(from + i, round));
-      const times = batch.map(() => at(round));
+    const at = (round: number, ms = 0) => new Date(start + round * MINUTE + ms).toISOString();
+    /** Writes keys number `ns` as seen in `round`, with the write of `fn`. */
+    const write = (fn: "new" | "old", ns: number[], round: number) => {
+      const batch = ns.map((n) => all[n]);
+      // The latest call of each key: its own poll's last, or a copied key's second device's.
+      const ips = ns.map((n) => (copied(n) ? otherIpOf(n) : ipOf(n)));
+      const times = ns.map((n) => at(round, copied(n) ? SECOND_DEVICE_MS + POLL_MS : POLL_MS));
       if (fn === "old") {
         return client.query("select public.bench_old_record_kiosk_sightings($1::text[], $2::timestamptz[], $3::inet[], $4::text[])", [batch, times, ips, batch.map(() => null)]);
       }
+      // Each key's bursts: its own poll's, and a copied key's second device's.
+      const counts = ns.map((n) => (copied(n) ? 2 : 1));
+      const starts = counts.flatMap((count) => (count === 2 ? [0, SECOND_DEVICE_MS] : [0]));
+      let next = 1;
       return client.query(
-        `select cadence.record_kiosk_sightings($1::text[], $2::timestamptz[], $3::inet[], $4::text[], $5::integer[], $6::text[], $7::text[],
-           $8::integer[], $9::text[], $10::cidr[], $11::timestamptz[], $12::timestamptz[], $13::integer[], $14::integer[])`,
-        [batch, times, ips, batch.map(() => null), batch.map(() => 1), batch.map(() => null), batch.map(() => null), batch.map(() => 0),
-          batch, ips.map(networkOf), times, times, batch.map(() => 1), batch.map(() => 0)],
+        `select cadence.record_kiosk_polls($1::text[], $2::timestamptz[], $3::inet[], $4::text[], $5::text[], $6::text[], $7::integer[],
+           $8::interval, $9::integer[], $10::integer[], $11::timestamptz[], $12::timestamptz[], $13::boolean[])`,
+        [batch, times, ips, batch.map(() => null), batch.map(() => null), batch.map(() => null), batch.map(() => 0),
+          `${POLL_GAP_MS} milliseconds`, counts.map((count) => (next += count) - count), counts,
+          starts.map((ms) => at(round, ms)), starts.map((ms) => at(round, ms + POLL_MS)), starts.map(() => false)],
       );
     };
     /** Runs `work`, returning its wall time and the backend's CPU time, in ms. */
@@ -81,26 +91,32 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
       await work();
       return { wallMs: performance.now() - began, cpuMs: (cpuSeconds(pid) - cpu) * 1000 };
     };
-    // Every key sighted twice, a minute apart, as a fleet that has run for a while: the copied keys'
-    // second sighting from their other network starts their evidence rows.
-    for (const round of [0, 1]) for (let from = 0; from < keys; from += BATCH) await write("new", from, BATCH, round);
-    await client.query("analyze public.license_keys, public.kiosk_sightings, public.kiosk_networks");
+    // A fleet that has run for a while: each key sighted three to six times, a minute apart, so
+    // that a quarter of the keys (copied or not) settle their polls at any one write (a write
+    // settles them once it holds six bursts), as in a fleet whose keys started at their own
+    // moments; then vacuumed, as autovacuum keeps a table updated this often.
+    const range = (from: number, count: number) => Array.from({ length: Math.max(0, Math.min(count, keys - from)) }, (_, i) => from + i);
+    const phase = (n: number) => Math.floor(n / 100) % 4;
+    for (let round = 0; round < 6; round++) {
+      for (let from = 0; from < keys; from += BATCH) await write("new", range(from, BATCH).filter((n) => round >= phase(n)), round);
+    }
+    await client.query("vacuum analyze public.license_keys, public.kiosk_sightings");
     const old: { wallMs: number; cpuMs: number }[] = [];
     const withEvidence: { wallMs: number; cpuMs: number }[] = [];
-    for (let round = 2; round < rounds + 2; round++) {
-      const from = (round * BATCH) % Math.max(1, keys - BATCH);
+    for (let round = 6; round < rounds + 6; round++) {
+      const batch = range((round * BATCH) % Math.max(1, keys - BATCH), BATCH);
       for (const fn of round % 2 ? (["old", "new"] as const) : (["new", "old"] as const)) {
-        (fn === "old" ? old : withEvidence).push(await timed(() => write(fn, from, BATCH, round)));
+        (fn === "old" ? old : withEvidence).push(await timed(() => write(fn, batch, round)));
       }
     }
     const passes: { wallMs: number; cpuMs: number }[] = [];
     for (let round = 0; round < rounds; round++) {
-      passes.push(await timed(() => client.query("select cadence.seat_check_pass($1::timestamptz)", [at(rounds + 2 + round)])));
+      passes.push(await timed(() => client.query("select cadence.seat_check_pass($1::timestamptz)", [at(rounds + 6 + round)])));
     }
-    const [size] = (await client.query<{ networks: string; sightings: string; tracked: number }>(
-      `select pg_size_pretty(pg_total_relation_size('public.kiosk_networks')) as networks,
-              pg_size_pretty(pg_total_relation_size('public.kiosk_sightings')) as sightings,
-              (select count(distinct license_key)::int from public.kiosk_networks) as tracked`,
+    const [size] = (await client.query<{ sightings: string; uneven: number; polls: number }>(
+      `select pg_size_pretty(pg_total_relation_size('public.kiosk_sightings')) as sightings,
+              (select count(*)::int from public.kiosk_sightings where (polls).uneven_this_hour > 0) as uneven,
+              (select avg(pg_column_size(polls))::int from public.kiosk_sightings) as polls`,
     )).rows;
     const writesPerDay = keys * 1_440;
     /** Seconds a day of `runs` (each a batch of keys), at every key written once a minute. */
@@ -109,12 +125,12 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
     console.log(JSON.stringify({
       keys,
       copiedKeys: all.filter((_, n) => copied(n)).length,
-      keysWithEvidenceRows: size.tracked,
+      keysWithUnevenPolls: size.uneven,
       batch: BATCH,
       rounds,
-      writeMs: {
-        before: { wall: Math.round(median(old.map((run) => run.wallMs))), cpu: Math.round(median(old.map((run) => run.cpuMs))) },
-        withEvidence: { wall: Math.round(median(withEvidence.map((run) => run.wallMs))), cpu: Math.round(median(withEvidence.map((run) => run.cpuMs))) },
+      writeMeanMs: {
+        before: { wall: Math.round(mean(old.map((run) => run.wallMs))), cpu: Math.round(mean(old.map((run) => run.cpuMs))) },
+        withEvidence: { wall: Math.round(mean(withEvidence.map((run) => run.wallMs))), cpu: Math.round(mean(withEvidence.map((run) => run.cpuMs))) },
       },
       passMs: { wall: Math.round(median(passes.map((run) => run.wallMs))), cpu: Math.round(median(passes.map((run) => run.cpuMs))) },
       databaseCpuSecondsPerDay: {
@@ -128,7 +144,7 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
         sightingsWithEvidence: perDay(withEvidence, "wallMs"),
         pass: Math.round(median(passes.map((run) => run.wallMs)) * 1_440 / 1000),
       },
-      tableSize: { networks: size.networks, sightings: size.sightings },
+      tableSize: { sightings: size.sightings, pollsBytesPerKey: size.polls },
     }, null, 2));
   } finally {
     await client.end();

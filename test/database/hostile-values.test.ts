@@ -5,6 +5,7 @@ import { systemNameShows } from "../../functions/app/license/schemas.ts";
 import { readEntitlements } from "../../functions/app/proclamations/store.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { isUnavailable } from "../../functions/app/db/unavailable.ts";
+import { POLL_GAP_MS } from "../../functions/app/kiosk/sightings.ts";
 import { firstSighting, recordSightings } from "../../functions/app/kiosk/store.ts";
 import { setSystemNames, validateAndNameLicenses, validateLicenses } from "../../functions/app/license/store.ts";
 import { deliverEmail } from "../../functions/app/mail/outbox.ts";
@@ -147,7 +148,11 @@ describe("hostile values in every store function: bind parameters, read back as 
 
   it("recordSightings skips keys that do not exist, whatever they hold", async () => {
     const changed = await changedBy(() =>
-      recordSightings(db, HOSTILE.map((value) => [value, { ...firstSighting(Date.now(), null), version: value, firstName: value, lastName: value }] as const)),
+      recordSightings(
+        db,
+        HOSTILE.map((value) => [value, { ...firstSighting(Date.now(), null), version: value, firstName: value, lastName: value, bursts: [{ first: 0, last: 0, starting: true }] }] as const),
+        POLL_GAP_MS,
+      ),
     );
     expect(changed).toEqual([]);
   });
@@ -224,7 +229,7 @@ describe("hostile values in every store function: bind parameters, read back as 
         () => readSchedulesIfChanged(db, [{ key: NUL, version: null }]),
         () => readLegacySchedulesIfChanged(db, [{ key, email: NUL, version: null }]),
         () => readEntitlements(db, [{ key, email: NUL }]),
-        () => recordSightings(db, [[NUL, firstSighting(Date.now(), null)]]),
+        () => recordSightings(db, [[NUL, firstSighting(Date.now(), null)]], POLL_GAP_MS),
         () => recordNonce(db, NUL, Date.now()),
         () => onboard(db, { email: HOSTILE_EMAIL, name: NUL, key: "NULL-0000-0000-0000", message: { to: email, subject: "s", text: "t", html: "h" }, nowMs: Date.now() }),
         () => enqueueHookEmails(db, { event: NUL, messages: [{ to: email, subject: "s", text: "t", html: "h" }], nowMs: Date.now() }),

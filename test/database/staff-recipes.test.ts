@@ -214,7 +214,7 @@ describe("staff recipes (sql/recipes), each run as is against the migrated, seed
   it("see which kiosks have not been seen for a day: a kiosk last seen two days ago, not one seen 23 hours ago or now, nor a key never seen", async () => {
     // Sightings as the API writes them, timed by the database's clock.
     await database.db.query(
-      `select cadence.record_kiosk_sightings(
+      `select cadence.record_kiosk_polls(
          array['DEMO-0000-0000-0004', 'DEMO-0000-0000-0002', 'DEMO-0000-0000-0001'],
          array[now() - interval '2 days', now() - interval '23 hours', now()],
          array['198.51.100.4', '198.51.100.2', '198.51.100.1']::inet[],

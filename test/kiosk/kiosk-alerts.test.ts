@@ -34,7 +34,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Kiosks calling now: their sightings, as the API writes them. */
 async function seen(keys: string[], at = clock.now()) {
-  await db.query("select cadence.record_kiosk_sightings($1::text[], $2::timestamptz[], $3::inet[], $4::text[])", [
+  await db.query("select cadence.record_kiosk_polls($1::text[], $2::timestamptz[], $3::inet[], $4::text[])", [
     keys,
     keys.map(() => iso(at)),
     keys.map(() => null),

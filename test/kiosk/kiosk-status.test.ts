@@ -26,7 +26,7 @@ function watched(db: Database) {
   let outages = 0;
   const watchedDb: Database = {
     query(text, params, options) {
-      if (text.includes("record_kiosk_sightings")) {
+      if (text.includes("record_kiosk_polls")) {
         if (outages > 0) {
           outages -= 1;
           return Promise.reject(new DatabaseUnavailable("paused by the test"));
@@ -269,7 +269,7 @@ describe("writing sightings: coalesced per instance, off the request path", () =
     const { db, writes, failNext } = watched(database.db);
     const sightings = writer(db);
     clock.advance(60_000);
-    sightings.saw(KEY.other, "198.51.100.40", "a".repeat(64));
+    sightings.saw(KEY.other, "198.51.100.40", { version: "a".repeat(64) });
     failNext(1);
     await sightings.flush();
     expect(writes).toEqual([]);
@@ -320,7 +320,7 @@ describe("public.kiosk_status", () => {
   async function seenAgo(key: string, agoMs: number, ip = "198.51.100.70", version?: string) {
     const clock = testClock(Date.now() - agoMs);
     const sightings = kioskSightings({ db: database.db, now: clock.now, log: memoryLogger().log });
-    sightings.saw(key, ip, version);
+    sightings.saw(key, ip, { version });
     await sightings.close();
   }
 

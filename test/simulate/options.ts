@@ -35,8 +35,19 @@ export const RunOptions = z.object({
   copiedShare: share.default(0),
   churnShare: share.default(0),
   ipv6Share: share.default(0),
+  seatPatterns: z.boolean().default(false),
 }).strict();
 export type RunOptions = z.infer<typeof RunOptions>;
+
+/** The seat checks' corpus on a fast clock (seat-corpus.ts): how long, through how many instances, which draw. */
+export const CorpusOptions = z.object({
+  seatCorpus: z.literal(true),
+  hours: positive.default(24),
+  instances: z.coerce.number().int().min(1).max(16).default(3),
+  seed: z.coerce.number().int().min(1).default(1),
+  json: z.string().optional(),
+}).strict();
+export type CorpusOptions = z.infer<typeof CorpusOptions>;
 
 /** The cost estimate's options: a fleet size, a summary to read, and the list prices. */
 export const CostOptions = z.object({
@@ -73,6 +84,11 @@ const FLAGS = {
   "copied-share": { type: "string", help: "--copied-share S      share of keys a second kiosk also uses, on a network of its own (0): the seat checks" },
   "churn-share": { type: "string", help: "--churn-share S       share of venues whose address changes once in the run, a DHCP renewal (0)" },
   "ipv6-share": { type: "string", help: "--ipv6-share S        share of venues on IPv6, a new privacy address in their /64 at every call (0)" },
+  "seat-patterns": { type: "boolean", help: "--seat-patterns       add a key per pattern of the seat checks' corpus (test/simulate/seat-patterns.ts), calling as it does" },
+  "seat-corpus": { type: "boolean", help: "--seat-corpus         no fleet: the seat checks' corpus on a fast clock, its confusion matrix (with --hours, --instances, --seed, --json)" },
+  hours: { type: "string", help: "--hours H             with --seat-corpus: simulated hours (24)" },
+  instances: { type: "string", help: "--instances N         with --seat-corpus: API instances the calls are spread over (3)" },
+  seed: { type: "string", help: "--seed N              with --seat-corpus: the patterns' and the instances' draw (1)" },
   "cost-for": { type: "string", help: "--cost-for N          no run: the monthly cost of N kiosks, from --summary FILE" },
   summary: { type: "string", help: "--summary FILE        a summary written by --json" },
   "register-venues": { type: "boolean", help: "--register-venues     register each venue's address for its kiosks (public.venue_addresses)" },
@@ -87,11 +103,16 @@ const FLAGS = {
 export const USAGE = [
   "npm run simulate -- [options]        drive a simulated fleet against the production configuration",
   "npm run simulate -- --cost-for N --summary FILE [prices]   the monthly cost of N kiosks",
+  "npm run simulate -- --seat-corpus [--hours 24]     the seat checks' corpus on a fast clock",
   "",
   ...Object.values(FLAGS).map((flag) => `  ${flag.help}`),
 ].join("\n");
 
-export type Parsed = { mode: "help" } | { mode: "run"; options: RunOptions } | { mode: "cost"; options: CostOptions };
+export type Parsed =
+  | { mode: "help" }
+  | { mode: "run"; options: RunOptions }
+  | { mode: "cost"; options: CostOptions }
+  | { mode: "corpus"; options: CorpusOptions };
 
 /** Reads the command line; throws with a message naming the flag when a value is wrong. */
 export function parseOptions(args: string[]): Parsed {
@@ -100,17 +121,18 @@ export function parseOptions(args: string[]): Parsed {
   if (values.help) return { mode: "help" };
   // parseArgs names flags in kebab-case; the schemas in camelCase.
   const camel = Object.fromEntries(Object.entries(values).map(([name, value]) => [name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), value]));
-  const schema = values["cost-for"] === undefined ? RunOptions : CostOptions;
+  const mode = values["cost-for"] !== undefined ? "cost" : values["seat-corpus"] ? "corpus" : "run";
+  const schema = { run: RunOptions, cost: CostOptions, corpus: CorpusOptions }[mode];
   const parsed = schema.safeParse(camel);
   if (!parsed.success) {
     const flag = (name: PropertyKey) => `--${String(name).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     throw new Error(parsed.error.issues.map((issue) =>
       issue.code === "unrecognized_keys"
-        ? `${issue.keys.map(flag).join(", ")}: not an option ${values["cost-for"] === undefined ? "of a run" : "with --cost-for"}`
+        ? `${issue.keys.map(flag).join(", ")}: not an option ${{ run: "of a run", cost: "with --cost-for", corpus: "with --seat-corpus" }[mode]}`
         : `${flag(issue.path[0] ?? "")}: ${issue.message}`
     ).join("\n"));
   }
-  return values["cost-for"] === undefined
-    ? { mode: "run", options: parsed.data as RunOptions }
-    : { mode: "cost", options: parsed.data as CostOptions };
+  if (mode === "cost") return { mode, options: parsed.data as CostOptions };
+  if (mode === "corpus") return { mode, options: parsed.data as CorpusOptions };
+  return { mode, options: parsed.data as RunOptions };
 }

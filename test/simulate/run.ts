@@ -5,9 +5,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import process from "node:process";
+import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { machineBusySeconds } from "../bench/cpu.ts";
+import { migratedDatabase } from "../bench/database.ts";
 import { ChangeLedger } from "./change-ledger.ts";
-import { type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
+import { type CorpusOptions, type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
 import { costProfiles } from "./cost.ts";
 import { DarkLedger, darkWindow, judgeAlerts, prepareAlerts, runPasses, zoneForTenOClock } from "./dark-kiosks.ts";
 import { injectFaults } from "./faults.ts";
@@ -16,6 +18,9 @@ import { insertFleet, layoutFleet, registerVenues } from "./fleet.ts";
 import { runKiosk } from "./kiosk.ts";
 import { meters as openMeters, type Reading } from "./meters.ts";
 import { startProduction } from "./production.ts";
+import { corpusHolds, corpusMatrix, playCorpus } from "./seat-corpus.ts";
+import { SEAT_PATTERNS } from "./seat-patterns.ts";
+import { insertPatternKeys, judgeReplay, replayPatterns } from "./seat-replay.ts";
 import { judgeSeats, planSeats } from "./seats.ts";
 import { countStatementsFromHere, STATEMENT_SETTINGS, writeCostliestStatements } from "./statements.ts";
 import { fleetSchedules, staffAtWork } from "./staff.ts";
@@ -62,6 +67,33 @@ function estimate(options: CostOptions) {
   console.log(JSON.stringify({ load, profiles }, null, 2));
 }
 
+/**
+ * `--seat-corpus`: every pattern of the seat checks' corpus for `hours` on a fast clock, against a
+ * fresh migrated Postgres; prints the confusion matrix (stderr) and the verdicts (JSON); exits 1
+ * when an honest pattern was flagged or a copy the docs do not name was missed.
+ */
+async function corpus(options: CorpusOptions): Promise<number> {
+  log(`starting Postgres 15 (migrated by the Supabase CLI); ${SEAT_PATTERNS.length} patterns for ${options.hours} hours through ${options.instances} instances`);
+  const database = await migratedDatabase();
+  const db = openPostgres(database.url, { max: 2, deadlineMs: 30_000 });
+  try {
+    const began = performance.now();
+    const verdicts = await playCorpus({
+      db, accountEmail: "demo@example.com", prefix: "CRPS-0001", patterns: SEAT_PATTERNS, startAt: Date.now(), runMs: options.hours * 3_600_000,
+      instances: options.instances, seed: options.seed, log: () => {},
+      progress: (hours) => log(`${hours} of ${options.hours} hours played, ${Math.round((performance.now() - began) / 1000)} s`),
+    });
+    console.error(corpusMatrix(verdicts));
+    const text = JSON.stringify({ hours: options.hours, instances: options.instances, seed: options.seed, verdicts }, null, 2);
+    console.log(text);
+    if (options.json) writeFileSync(options.json, text + "\n");
+    return corpusHolds(verdicts) ? 0 : 1;
+  } finally {
+    await db.close();
+    await database.server.stop();
+  }
+}
+
 async function simulate(options: RunOptions): Promise<number> {
   const pollMs = options.pollSeconds * 1000;
   const runMs = options.minutes * 60_000;
@@ -84,6 +116,7 @@ async function simulate(options: RunOptions): Promise<number> {
     await insertFleet(sql, fleet);
     await prepareAlerts(sql, zone, options.offlineSeconds);
     if (options.registerVenues) registeredVenues = await registerVenues(sql, fleet);
+    if (options.seatPatterns) log(`${await insertPatternKeys(sql)} keys call as the seat checks' ${SEAT_PATTERNS.length} patterns do`);
     if (options.statements) await countStatementsFromHere(sql);
   }, options.statements ? STATEMENT_SETTINGS : {});
   if (options.registerVenues) log(`registered ${registeredVenues} venue addresses for their kiosks`);
@@ -139,6 +172,7 @@ async function simulate(options: RunOptions): Promise<number> {
     const kiosks = fleet.map((kiosk) => runKiosk(kiosk, Math.random() * bootMs, context));
     if (copies.length > 0) log(`${copies.length} keys get a second kiosk on a network of its own, started between ${Math.round(bootMs / 1000)} s and half the run`);
     const copyRuns = copies.map((copy) => runKiosk(copy.kiosk, copy.bootAt, context));
+    const replayed = options.seatPatterns ? replayPatterns(() => context.baseUrl, runMs, now) : Promise.resolve(undefined);
     let workerStarts = 1;
     const workers = options.workerLife ? workerLives(options.workerLife * 1000) : Promise.resolve();
     /** Supabase's runtime: each worker lives `lifeMs`, then a new one (empty caches, new pool) takes the requests. */
@@ -190,7 +224,7 @@ async function simulate(options: RunOptions): Promise<number> {
       ? injectFaults(production, meters, [pollMs + span / 4, pollMs + span / 2, pollMs + (3 * span) / 4], now, log)
       : Promise.resolve();
 
-    await Promise.all([...kiosks, ...copyRuns, staff, faults, workers]);
+    const [answers] = await Promise.all([replayed, ...kiosks, ...copyRuns, staff, faults, workers]);
     await cpuSampled;
     const passRuns = await passes;
     const windowMs = now() - tally.windowStart;
@@ -228,6 +262,11 @@ async function simulate(options: RunOptions): Promise<number> {
     });
     const seats = { copiedShare: options.copiedShare, churnShare: options.churnShare, ipv6Share: options.ipv6Share,
       ...await judgeSeats(production.sql, copies, startedAt, log) };
+    // A run of minutes finds only the copies that started early enough: what it judges is the
+    // honest patterns (no flag) and that no copy was flagged before its second device started.
+    const seatPatterns = answers && { answers, verdicts: await judgeReplay(production.sql, startedAt, runMs) };
+    const seatPatternFlags = (seatPatterns?.verdicts ?? []).filter((v) => (v.kind === "honest" && v.flagged > 0) || v.flaggedBeforeCopy);
+    for (const v of seatPatternFlags) log(`unexpected: seat checks flagged the ${v.kind} pattern "${v.name}" (${v.rules.join(", ")})`);
     const perDay = (delta: number) => (delta / fleet.length) * (86_400_000 / windowMs);
     const summary: Summary = {
       kiosks: fleet.length,
@@ -243,7 +282,8 @@ async function simulate(options: RunOptions): Promise<number> {
       byRoute: tally.byRoute,
       byMinute,
       cores: cpus().length,
-      unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed + seats.falseFlags,
+      unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed + seats.falseFlags +
+        seatPatternFlags.length,
       latencyMs: tally.latencyMs(),
       changes,
       perKioskDay: {
@@ -258,6 +298,7 @@ async function simulate(options: RunOptions): Promise<number> {
       peakConnections: { ...peak, toServer: gateway.most() },
       alerts,
       seats,
+      ...(seatPatterns ? { seatPatterns } : {}),
     };
     log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
     const serverLogs = production.server.logs();
@@ -286,6 +327,7 @@ try {
 try {
   if (parsed.mode === "help") console.log(USAGE);
   else if (parsed.mode === "cost") estimate(parsed.options);
+  else if (parsed.mode === "corpus") process.exit(await corpus(parsed.options));
   else process.exit(await simulate(parsed.options));
 } catch (error) {
   console.error(`simulate: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);

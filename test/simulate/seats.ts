@@ -11,12 +11,10 @@ export interface SeatPlan {
   ipv6Share: number;
 }
 
-/** A second device running a copied key, when it starts (ms into the run), and whether the first is on IPv6. */
+/** A second device running a copied key, and when it starts (ms into the run). */
 export interface Copy {
   kiosk: Kiosk;
   bootAt: number;
-  /** The first device calls from IPv6: the copy (IPv4) is another family, left to `interleaved_families` (about 10 minutes) and `poll_rate`. */
-  firstOnIpv6: boolean;
 }
 
 /** Whether item `n` is one of an evenly spread `share` of items, shifted by `offset` so two shares pick different items. */
@@ -54,7 +52,6 @@ export function planSeats(fleet: Kiosk[], plan: SeatPlan, runMs: number, bootMs:
       ? [{
         kiosk: { ...kiosk, address: `12.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`, moves: undefined, dark: false },
         bootAt: bootMs + Math.random() * Math.max(0, runMs / 2 - bootMs),
-        firstOnIpv6: kiosk.moves?.kind === "privacy",
       }]
       : []
   );
@@ -65,8 +62,6 @@ export function planSeats(fleet: Kiosk[], plan: SeatPlan, runMs: number, bootMs:
 export interface SeatJudgement {
   copiedKeys: number;
   found: number;
-  /** Copies not found whose first device is on IPv6 (found by `interleaved_families`, which needs about 20 returns: 10 minutes). */
-  missedWithFirstOnIpv6: number;
   /** From the second device's start to the first pass that flagged its key, over the copies found. */
   detectionSeconds: { median: number; max: number };
   /** Honest keys (no second device) flagged: the goal is 0. */
@@ -91,13 +86,10 @@ export async function judgeSeats(sql: postgres.Sql, copies: Copy[], startedAt: n
     else delays.push((row.first_ms - started) / 1000);
   }
   delays.sort((a, b) => a - b);
-  const flagged = new Set(rows.map((row) => row.license_key));
-  const missed = copies.filter((copy) => !flagged.has(copy.kiosk.key));
   if (falseFlags > 0) log(`unexpected: seat checks flagged ${falseFlags} honest keys, e.g. ${rows.filter((r) => !copied.has(r.license_key)).slice(0, 5).map((r) => `${r.license_key} (${r.rules.join(", ")})`).join(", ")}`);
   return {
     copiedKeys: copies.length,
     found: delays.length,
-    missedWithFirstOnIpv6: missed.filter((copy) => copy.firstOnIpv6).length,
     detectionSeconds: { median: delays[delays.length >> 1] ?? 0, max: delays.at(-1) ?? 0 },
     falseFlags,
     byRule,

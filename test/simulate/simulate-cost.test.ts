@@ -95,12 +95,23 @@ describe("npm run simulate: every option combination runs or says in one line wh
     });
   });
 
+  it("reads the seat checks' corpus options, and a run's seat patterns", () => {
+    expect(parseOptions(["--seat-corpus", "--hours", "2", "--json", "m.json"])).toEqual({
+      mode: "corpus",
+      options: { seatCorpus: true, hours: 2, instances: 3, seed: 1, json: "m.json" },
+    });
+    expect(parseOptions(["--seat-patterns", "--minutes", "20"])).toMatchObject({ mode: "run", options: { seatPatterns: true, minutes: 20 } });
+  });
+
   it("names the flag and what is wrong", () => {
     expect(() => parseOptions(["--per-address", "0"])).toThrow(/^--per-address: a range A-B with 1 <= A <= B$/);
     expect(() => parseOptions(["--worker-life", "3"])).toThrow(/^--worker-life: at least 10 seconds/);
     expect(() => parseOptions(["--cost-for", "1000", "--summary", "x", "--kiosks", "3"])).toThrow(/^--kiosks: not an option with --cost-for$/);
     expect(() => parseOptions(["--cost-for", "1000", "--summary", "x", "--utilisation", "2"])).toThrow(/^--utilisation: a share above 0, at most 1$/);
     expect(() => parseOptions(["--bogus"])).toThrow(/bogus/);
+    expect(() => parseOptions(["--hours", "2"])).toThrow(/^--hours: not an option of a run$/);
+    expect(() => parseOptions(["--seat-corpus", "--kiosks", "3"])).toThrow(/^--kiosks: not an option with --seat-corpus$/);
+    expect(() => parseOptions(["--seat-corpus", "--instances", "0"])).toThrow(/^--instances: /);
     expect(() => parseOptions(["--cost-for", "1000"])).toThrow(/^--summary: required with --cost-for: the summary of a run \(--json FILE\)/);
   });
 });

@@ -92,10 +92,25 @@ export const Summary = z.object({
     ipv6Share: z.number(),
     copiedKeys: z.number().int(),
     found: z.number().int(),
-    missedWithFirstOnIpv6: z.number().int(),
     detectionSeconds: z.object({ median: z.number(), max: z.number() }),
     falseFlags: z.number().int(),
     byRule: z.record(z.string(), z.number().int()),
+  }).optional(),
+  /** The seat checks' corpus replayed (`--seat-patterns`, seat-replay.ts): each pattern's verdict and the answers its calls got; absent in older summaries. */
+  seatPatterns: z.object({
+    answers: z.record(z.string(), z.record(z.string(), z.number().int())),
+    verdicts: z.array(z.object({
+      name: z.string(),
+      kind: z.enum(["honest", "copy"]),
+      keys: z.number().int(),
+      flagged: z.number().int(),
+      rules: z.array(z.string()),
+      foundAfterMs: z.number().nullable(),
+      flaggedBeforeCopy: z.boolean(),
+      copyRan: z.boolean(),
+      closest: z.object({ uneven: z.number(), polls: z.number(), nearness: z.number() }),
+      indistinguishable: z.string().optional(),
+    })),
   }).optional(),
 });
 export type Summary = z.infer<typeof Summary>;

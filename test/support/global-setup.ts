@@ -25,6 +25,8 @@ declare module "vitest" {
  * once, for the root project (vitest.config.ts), and each project reads what it provides.
  */
 export default async function setup(project: TestProject) {
+  // Only the `unit` project chosen (vitest.config.ts): its files need none of this.
+  if (project.vitest.projects.every((chosen) => chosen.name === "unit")) return;
   const [cluster, template] = await Promise.allSettled([startPostgresServer(), buildPgliteTemplate()]);
   try {
     if (cluster.status === "rejected") throw cluster.reason;

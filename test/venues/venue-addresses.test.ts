@@ -55,7 +55,7 @@ beforeAll(async () => {
   sql = postgres(database.url, { max: 1, onnotice: () => {} });
   await sql`update public.accounts set auth_user_id = ${users.demo} where id = ${account.demo}`;
   await sql`update public.accounts set auth_user_id = ${users.other} where id = ${account.other}`;
-  await sql`select cadence.record_kiosk_sightings(array['DEMO-0000-0000-0001', 'DEMO-0000-0000-0004'], array[now(), now()], array[${seen.demo}, ${seen.other}]::inet[], array[null, null]::text[])`;
+  await sql`select cadence.record_kiosk_polls(array['DEMO-0000-0000-0001', 'DEMO-0000-0000-0004'], array[now(), now()], array[${seen.demo}, ${seen.other}]::inet[], array[null, null]::text[])`;
 });
 afterAll(async () => {
   await sql?.end();
@@ -493,7 +493,7 @@ describe("venue squatting: an account holder cannot claim a range, and a range c
   let venues: VenueAllowances;
   beforeAll(async () => {
     await sql`delete from public.venue_addresses`;
-    await sql`select cadence.record_kiosk_sightings(array['DEMO-0000-0000-0004', 'DEMO-0000-0000-0001'], array[now(), now()], array[${squat.seen}, ${venueSeen}]::inet[], array[null, null]::text[])`;
+    await sql`select cadence.record_kiosk_polls(array['DEMO-0000-0000-0004', 'DEMO-0000-0000-0001'], array[now(), now()], array[${squat.seen}, ${venueSeen}]::inet[], array[null, null]::text[])`;
   });
   afterAll(async () => {
     venues?.close();

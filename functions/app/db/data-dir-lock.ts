@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../config-error.ts";
 
 /** Held while a process uses the embedded database's directory; `release` once PGlite has closed it. */
 export interface DataDirLock {

@@ -1,4 +1,4 @@
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../config-error.ts";
 import { errorMessage } from "../log.ts";
 import { DatabaseUnavailable } from "./unavailable.ts";
 

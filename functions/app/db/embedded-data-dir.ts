@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../config-error.ts";
 import { type EmbeddedDatabase, type EmbeddedOptions, openEmbeddedDatabase } from "./embedded-database.ts";
 import { migrate, type MigrationReport } from "./migrate.ts";
 import { openPglite } from "./pglite.ts";

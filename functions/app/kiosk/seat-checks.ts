@@ -23,7 +23,7 @@ const Suspect = z.object({
   rules: z.array(z.string()),
   firstFlaggedAt: z.string(),
   lastFlaggedAt: z.string(),
-  networks: z.number(),
+  unevenPolls: z.number(),
 });
 const Digest = z.object({ recipient: z.string(), since: z.union([z.null(), z.coerce.date()]), suspects: z.array(Suspect) });
 

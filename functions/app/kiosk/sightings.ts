@@ -3,30 +3,43 @@ import type { Database } from "../db/database.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
-import { rateLimitClient } from "../ip-address.ts";
-import { firstSighting, recordSightings, type Sighting } from "./store.ts";
+import { type Burst, firstSighting, recordSightings, type Sighting } from "./store.ts";
 
 /** A key is written at most this often by one instance; `kiosk_status` says online for the account's offline_alert_after (at least a minute). */
 export const SIGHTING_PER_KEY_MS = 30_000;
 /** Keys held between writes; a fleet larger than this in one interval loses the excess's sightings. */
 export const SIGHTINGS_KEPT = 100_000;
 /**
- * Networks counted per key between writes. One kiosk calls from one network, a copied key from two
- * or three; a key called from more in one interval is counted past this in `calls` only. Unbounded,
- * a key polled from a new address on every request (a benchmark's, or anyone who knows a key) grew
- * its entry and each write by a row per request: the bench's schedule reads went from a p99 of
- * 11 ms to 1,063 ms.
+ * Calls of one key less than this apart are one poll (a burst): a kiosk's calls of one poll are
+ * answered within a second or two of each other, a second device's poll comes at its own moment
+ * (supabase/README.md, "Seat checks"). The write sends it, so the database merges bursts across
+ * writes with the same gap.
  */
-export const NETWORKS_KEPT_PER_KEY = 8;
+export const POLL_GAP_MS = 5_000;
+/**
+ * Bursts counted per key between writes. A kiosk makes one or two in the 30 s between writes, two
+ * devices two to four; a key called past this (a flood, or anyone who knows a key) extends its last
+ * burst, so an entry and a write stay bounded.
+ */
+export const BURSTS_KEPT_PER_KEY = 8;
+
+/** What a route tells of one answered call, beside the key and the client IP. */
+export interface KioskCall {
+  /** The schedule version the kiosk holds, when the answer carried one. */
+  version?: string;
+  /** The system name it wrote (a system-name write). */
+  systemName?: string;
+  /** A call kiosks make when they start: a license validation, a system-name write. */
+  starting?: boolean;
+}
 
 /** What a route tells: a kiosk called with `key`, answered successfully. */
 export interface KioskSightings {
   /**
-   * Notes a call from `ip` (null: unknown), holding schedule `version` when the answer carried one,
-   * and the `systemName` it wrote, for a system-name write. A map update: the write happens later,
-   * off the request path.
+   * Notes a call from `ip` (null: unknown) and what it told (`call`). A map update: the write
+   * happens later, off the request path.
    */
-  saw(key: string, ip: string | null, version?: string, systemName?: string): void;
+  saw(key: string, ip: string | null, call?: KioskCall): void;
 }
 
 /** The writer behind `KioskSightings`: the runtime flushes it at shutdown. */
@@ -54,14 +67,15 @@ export interface SightingsOptions {
  * Coalesces kiosk sightings per instance and writes them off the request path: the first sighting
  * after a write schedules the next one `flushEveryMs` later, which carries every key seen since
  * (the latest call of each), in one statement. A key written less than `perKeyMs` ago waits for a
- * later write. Each key's entry also counts what the seat checks read (its calls, per network: an
- * IPv4 address or an IPv6 /64, and the system names it wrote); those counts ride on the same write.
+ * later write. Each key's entry also keeps what the seat checks read (its calls in bursts, each a
+ * first and last call and whether it was a kiosk starting, and the system names it wrote); that
+ * rides on the same write.
  * While the database is unavailable the sightings are kept for the next write; a crash loses what
  * was not yet written.
  *
  * @example
  * const sightings = kioskSightings({ db, now: Date.now, log });
- * sightings.saw("DEMO-0000-0000-0001", "203.0.113.7", version);
+ * sightings.saw("DEMO-0000-0000-0001", "203.0.113.7", { version });
  */
 export function kioskSightings(options: SightingsOptions): SightingsWriter {
   const { db, now, log, keepAlive } = options;
@@ -97,7 +111,7 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
     if (due.length === 0) return;
     for (const [key] of due) pending.delete(key);
     try {
-      await recordSightings(db, due);
+      await recordSightings(db, due, POLL_GAP_MS);
       for (const [key] of due) {
         written.delete(key);
         written.set(key, at);
@@ -134,7 +148,7 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
   }
 
   return {
-    saw(key, ip, version, systemName) {
+    saw(key, ip, call = {}) {
       let sighting = pending.get(key);
       if (!sighting) {
         if (pending.size >= capacity) {
@@ -145,10 +159,10 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
         sighting = firstSighting(now(), ip);
         pending.set(key, sighting);
       }
-      count(sighting, now(), ip, systemName);
+      count(sighting, now(), call);
       sighting.at = now();
       sighting.ip = ip;
-      if (version !== undefined) sighting.version = version;
+      if (call.version !== undefined) sighting.version = call.version;
       schedule();
     },
     flush: () => enqueue(false),
@@ -163,50 +177,37 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
 }
 
 /**
- * Counts one call into a key's entry: a call back on a network after a call from another network
- * of the same family is a return (the seat checks' interleaving evidence; a dual-stack kiosk
- * switching families makes none), and a written name other than the last is a change.
+ * Counts one call into a key's entry: into its last burst when less than `POLL_GAP_MS` after that
+ * burst's last call, else into a new one; and a written name other than the last is a change.
  */
-function count(sighting: Sighting, at: number, ip: string | null, systemName: string | undefined) {
-  sighting.calls += 1;
-  if (ip !== null) {
-    const network = rateLimitClient(ip, 64);
-    const family = network.includes(":") ? "v6" : "v4";
-    const calls = sighting.networks.get(network);
-    if (calls) {
-      const previous = sighting.lastNetworkOf[family];
-      if (previous !== null && previous !== network) calls.returns += 1;
-      calls.last = at;
-      calls.calls += 1;
-    } else if (sighting.networks.size < NETWORKS_KEPT_PER_KEY) {
-      sighting.networks.set(network, { first: at, last: at, calls: 1, returns: 0 });
-    }
-    sighting.lastNetworkOf[family] = network;
+function count(sighting: Sighting, at: number, call: KioskCall) {
+  addToBurst(sighting.bursts, { first: at, last: at, starting: call.starting === true });
+  if (call.systemName !== undefined) {
+    if (sighting.lastName !== null && sighting.lastName !== call.systemName) sighting.nameChanges += 1;
+    sighting.firstName ??= call.systemName;
+    sighting.lastName = call.systemName;
   }
-  if (systemName !== undefined) {
-    if (sighting.lastName !== null && sighting.lastName !== systemName) sighting.nameChanges += 1;
-    sighting.firstName ??= systemName;
-    sighting.lastName = systemName;
+}
+
+/** Adds `burst` (the latest yet) to `bursts`: merged into the last when within the poll gap, or past the bound. */
+function addToBurst(bursts: Burst[], burst: Burst) {
+  const last = bursts.at(-1);
+  if (last && (burst.first - last.last <= POLL_GAP_MS || bursts.length >= BURSTS_KEPT_PER_KEY)) {
+    last.last = Math.max(last.last, burst.last);
+    last.starting ||= burst.starting;
+  } else {
+    bursts.push(burst);
   }
 }
 
 /** Folds an entry a failed write carried (`older`) into the entry seen since (`newer`). */
 function merge(older: Sighting, newer: Sighting) {
   if (newer.version === null) newer.version = older.version;
-  newer.calls += older.calls;
   if (older.lastName !== null && newer.firstName !== null && older.lastName !== newer.firstName) newer.nameChanges += 1;
   newer.nameChanges += older.nameChanges;
   newer.firstName = older.firstName ?? newer.firstName;
   newer.lastName ??= older.lastName;
-  for (const [network, calls] of older.networks) {
-    const since = newer.networks.get(network);
-    if (!since) {
-      if (newer.networks.size < NETWORKS_KEPT_PER_KEY) newer.networks.set(network, calls);
-    } else {
-      since.first = Math.min(since.first, calls.first);
-      since.last = Math.max(since.last, calls.last);
-      since.calls += calls.calls;
-      since.returns += calls.returns;
-    }
-  }
+  const bursts: Burst[] = [];
+  for (const burst of [...older.bursts, ...newer.bursts]) addToBurst(bursts, { ...burst });
+  newer.bursts = bursts;
 }

@@ -84,7 +84,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
     }),
     async (c) => {
       const { value, age } = await validateLicense(check, await readJsonObject(c.req.raw));
-      seen(c, value.key);
+      seen(c, value.key, { starting: true });
       return json(value, 200, ageHeader(age));
     },
   );
@@ -122,7 +122,7 @@ export function licenseRoutes(app: App, deps: Deps): void {
         throw error;
       });
       const named = await setSystemName(names, c.req.param().licenseKey, body);
-      seen(c, c.req.param().licenseKey, undefined, named.systemName);
+      seen(c, c.req.param().licenseKey, { systemName: named.systemName, starting: true });
       return json(named);
     },
   );

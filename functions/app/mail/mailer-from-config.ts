@@ -1,4 +1,5 @@
-import { type Config, ConfigError } from "../config.ts";
+import type { Config } from "../config.ts";
+import { ConfigError } from "../config-error.ts";
 import { consoleMailer } from "./console-mailer.ts";
 import type { Mailer } from "./mailer.ts";
 import { resendMailer } from "./resend-mailer.ts";

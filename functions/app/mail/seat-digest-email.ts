@@ -9,13 +9,13 @@ export interface SuspectedCopy {
   /** ISO timestamps (UTC). */
   firstFlaggedAt: string;
   lastFlaggedAt: string;
-  /** Networks the key was seen from in the last day. */
-  networks: number;
+  /** Its uneven polls in the current and previous hour (the uneven_polls rule's evidence). */
+  unevenPolls: number;
 }
 
 const line = (suspect: SuspectedCopy) =>
   `${suspect.systemName ? `${suspect.systemName} (${suspect.licenseKey})` : suspect.licenseKey}: ${suspect.rules.join(", ")}; ` +
-  `first flagged ${suspect.firstFlaggedAt}, last ${suspect.lastFlaggedAt}; ${suspect.networks} network${suspect.networks === 1 ? "" : "s"} in the last day`;
+  `first flagged ${suspect.firstFlaggedAt}, last ${suspect.lastFlaggedAt}; ${suspect.unevenPolls} uneven poll${suspect.unevenPolls === 1 ? "" : "s"} in the last two hours`;
 
 /**
  * The staff digest of the seat checks: the license keys flagged since the previous digest as

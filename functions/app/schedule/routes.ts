@@ -82,7 +82,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     const { version, body } = payload;
     const headers = { etag: `"${version}"`, "cache-control": SCHEDULE_CACHE_CONTROL, ...ageHeader(age) };
     // The version it now holds: sent in the 200, or the one its If-None-Match named for the 304.
-    seen(c, key.data, version);
+    seen(c, key.data, { version });
     if (ifNoneMatch(c.req.header("if-none-match"), version)) return new Response(null, { status: 304, headers });
     return jsonText(body, 200, headers);
   });
@@ -97,7 +97,7 @@ export function scheduleRoutes(app: App, deps: Deps): void {
     await limitPassed(c);
     requirePaired(outcome);
     if (payload === null) throw new Failure("not_authorized");
-    seen(c, key.data, payload.version);
+    seen(c, key.data, { version: payload.version });
     // The served body is `{"version":…,…}`: put the e-mail in front rather than serialise it all again.
     return jsonText(`{"email":${JSON.stringify(email.data)},${payload.body.slice(1)}`, 200, ageHeader(age));
   });
