@@ -24,9 +24,8 @@ export interface WorkerMetrics extends RuntimeObservers {
 /**
  * One worker's metrics, in Prometheus' text format, with prom-client (the maintained client the
  * Prometheus project lists for Node.js; its registry renders the format itself and needs no HTTP
- * server of its own), but for the request histogram, which is on every request's path and keeps
- * its own counts (request-durations.ts). Names follow Prometheus' conventions (`_seconds`,
- * `_total`, base units) and labels stay few. Each worker is its own scrape target (its admin port):
+ * server of its own); the request histogram is in request-durations.ts. Names follow Prometheus'
+ * conventions (`_seconds`, `_total`, base units) and labels stay few. Each worker is its own scrape target (its admin port):
  * Prometheus sums them, and a worker restarted starts its counters from zero, which `rate()` reads
  * as the reset it is. prom-client's default process metrics are not used: under Deno's permissions
  * they read /proc/self as zero (memory, descriptors).
@@ -39,7 +38,7 @@ export function workerMetrics(): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
 
-  const durations = requestDurations();
+  const observeRequest = requestDurations(registry);
 
   const shed = new Counter({
     name: "cadence_database_statements_shed_total",
@@ -170,12 +169,12 @@ export function workerMetrics(): WorkerMetrics {
   }).set(Math.round(Date.now() / 1000 - performance.now() / 1000));
 
   return {
-    observeRequest: durations.observe,
+    observeRequest,
     databaseFailed: (kind) => (kind === "busy" ? shed : unavailable).inc(),
     limiterUnavailable: (rule) => limiterErrors.inc({ rule }),
     attach: attachUsage,
     attachFleet,
-    scrape: async () => `${durations.exposition()}\n${await registry.metrics()}`,
+    scrape: () => registry.metrics(),
     contentType: registry.contentType,
   };
 }
