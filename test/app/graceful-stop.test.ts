@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import postgres from "postgres";
 import { describe, expect, it, vi } from "vitest";
-import { gracefulStop, STOP_WITHIN_MS } from "../../functions/app/admin/graceful-stop.ts";
+import { gracefulStop } from "../../functions/app/admin/graceful-stop.ts";
 import { workerReadiness } from "../../functions/app/admin/readiness.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { startServer } from "../support/server.ts";
@@ -9,20 +9,33 @@ import { startServer } from "../support/server.ts";
 const KEY = "DEMO-0000-0000-0001";
 const EMAIL = "demo@example.com";
 
-/** A POST /api/v2/license whose head and first half of body are sent now, the rest by `finish()`. */
+/**
+ * A POST /api/v2/license whose head and first half of body are sent now, the rest by `finish()`.
+ * `sent` resolves once the server has the request under way: its handler reading the body, which
+ * the server's `100 Continue` (asked for by `Expect`) says; until then a stop may find no request.
+ * `answer` is the final answer, the interim 100 left out.
+ */
 function halfSentValidation(url: string) {
   const body = JSON.stringify({ license_key: KEY, email_address: EMAIL });
   const { hostname, port } = new URL(url);
   const socket = connect(Number(port), hostname);
   let received = "";
   socket.setEncoding("utf8");
-  socket.on("data", (chunk: string) => (received += chunk));
-  const closed = new Promise<string>((resolve) => socket.on("close", () => resolve(received)));
-  const sent = new Promise<void>((resolve) => socket.once("connect", resolve)).then(() => {
-    socket.write(`POST /api/v2/license HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+  const continued = new Promise<void>((resolve) =>
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+      if (received.startsWith("HTTP/1.1 100 ") && received.includes("\r\n\r\n")) resolve();
+    }));
+  const closed = new Promise<string>((resolve) => socket.on("close", () => resolve(received.replace(/^HTTP\/1\.1 100 [^]*?\r\n\r\n/, ""))));
+  const sent = new Promise<void>((resolve) => socket.once("connect", resolve)).then(async () => {
+    socket.write(
+      `POST /api/v2/license HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+    );
+    await continued;
     socket.write(body.slice(0, 20));
   });
-  return { sent, finish: () => socket.end(body.slice(20)), answer: closed };
+  // The rest written, not ended: hyper drops a body whose end comes with the client's FIN after a 100.
+  return { sent, finish: () => socket.write(body.slice(20)), answer: closed };
 }
 
 /** Whether a new connection to `url`'s port is refused. */
@@ -60,7 +73,8 @@ describe("SIGTERM to a worker (functions/app/admin/graceful-stop.ts, through the
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(answer).toContain(`"key":"${KEY}"`);
     expect(server.logs()).toMatch(/"event":"stopped","reason":"SIGTERM","ms":\d+/);
-    expect(stoppedMs).toBeLessThan(STOP_WITHIN_MS);
+    // Within its bound: the stop's own timer (STOP_WITHIN_MS) never fired; a machine's speed is not the rule.
+    expect(server.logs()).not.toContain('"event":"stop_overran"');
     expect(await refused(server.url)).toBe(true);
     const sql = postgres(database.url, { max: 1, onnotice: () => {} });
     try {
