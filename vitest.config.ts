@@ -39,6 +39,8 @@ const withoutServices = [
   "test/rate-limit/window-counts.test.ts",
   "test/read-path/batch-while-busy.test.ts",
   "test/read-path/last-known-good.test.ts",
+  "test/app/readiness.test.ts",
+  "test/app/service-units.test.ts",
   "test/simulate/simulate-cost.test.ts",
 ];
 

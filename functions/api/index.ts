@@ -1,10 +1,11 @@
-// The edge entry: Supabase deploys this file as the function `api`, and `npm start` runs it as is.
+// The edge entry: Supabase deploys this file as the function `api`, `npm start` runs it as is, and
+// `npm run start:workers` runs it once per worker process (functions/production/supervisor.ts).
 import { createApp } from "../app/app.ts";
 import { parseConfig } from "../app/config.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
 import { importOptional } from "../app/import-optional.ts";
 import { listenOn } from "../app/http/port-in-use.ts";
-import { consoleLogger } from "../app/log.ts";
+import { consoleLogger, type Logger } from "../app/log.ts";
 import { exitOnOperatorError } from "../app/operator-error.ts";
 import { openRuntime } from "../app/runtime.ts";
 
@@ -15,12 +16,11 @@ try {
   exitOnOperatorError(error);
 }
 
-const runtime = await openRuntime(config, consoleLogger).catch(exitOnOperatorError);
-const app = createApp(runtime.deps);
-
-let shutdownServer: () => Promise<void>;
 if (onEdgeRuntime()) {
-  // Supabase's own server holds the connections: Deno.serve only hands this worker its requests.
+  const runtime = await openRuntime(config, consoleLogger).catch(exitOnOperatorError);
+  const app = createApp(runtime.deps);
+  // Supabase's own server holds the connections and checks its workers: Deno.serve only hands
+  // this worker its requests.
   const server = Deno.serve(
     {
       port: config.PORT,
@@ -28,40 +28,69 @@ if (onEdgeRuntime()) {
     },
     (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr.hostname }),
   );
-  shutdownServer = () => server.shutdown();
+  const shutdown = async () => {
+    await server.shutdown();
+    await runtime.close();
+    Deno.exit(0);
+  };
+  // The edge runtime manages its own lifecycle and may not offer signal listeners.
+  try {
+    Deno.addSignalListener("SIGINT", shutdown);
+    Deno.addSignalListener("SIGTERM", shutdown);
+  } catch {
+    // Not supported here: the platform stops the worker itself.
+  }
 } else {
   // Self-hosted, the process meets every client itself: Deno.serve kept listening through
-  // descriptor exhaustion (app/http/self-hosted-server.ts), kept out of the edge bundle.
-  const { serveSelfHosted } = await importOptional<typeof import("../app/http/self-hosted-server.ts")>(
-    new URL("../app/http/self-hosted-server.ts", import.meta.url),
-  );
+  // descriptor exhaustion (app/http/self-hosted-server.ts), an admin listener on ADMIN_PORT
+  // (app/admin/), a stop that drops no request (app/admin/graceful-stop.ts); all kept out of the
+  // edge bundle.
+  const [{ serveSelfHosted }, { openWorkerAdmin }, { gracefulStop }] = await Promise.all([
+    importOptional<typeof import("../app/http/self-hosted-server.ts")>(new URL("../app/http/self-hosted-server.ts", import.meta.url)),
+    importOptional<typeof import("../app/admin/worker-admin.ts")>(new URL("../app/admin/worker-admin.ts", import.meta.url)),
+    importOptional<typeof import("../app/admin/graceful-stop.ts")>(new URL("../app/admin/graceful-stop.ts", import.meta.url)),
+  ]);
+  // A worker of `npm run start:workers` names itself on every line: their lines share one log.
+  const worker = config.WORKER === undefined ? {} : { worker: config.WORKER };
+  const log: Logger = config.WORKER === undefined ? consoleLogger : (level, event, fields) => consoleLogger(level, event, { ...fields, ...worker });
+  const adminPort = config.ADMIN_PORT;
+  // First, so /live answers while the start migrates.
+  const admin = adminPort === undefined ? undefined : await openWorkerAdmin({ ...config, ADMIN_PORT: adminPort }, log).catch(exitOnOperatorError);
+  const runtime = await openRuntime(config, log, admin?.metrics).catch(exitOnOperatorError);
+  admin?.attach(runtime);
+  const app = createApp({ ...runtime.deps, observeRequest: admin?.metrics.observeRequest });
   const server = await listenOn(config.PORT, "PORT", () =>
     serveSelfHosted({
       hostname: config.HOST,
       port: config.PORT,
       handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
-      log: consoleLogger,
+      log,
     })
   ).catch(exitOnOperatorError);
-  consoleLogger("info", "listening", {
+  admin?.readiness.met("listening");
+  log("info", "listening", {
     port: server.port,
     host: server.hostname,
+    ...(admin && { adminPort: admin.listener.port }),
+    pid: Deno.pid,
     ...runtime.describe,
     fileDescriptorLimit: config.FILE_DESCRIPTOR_LIMIT ?? "unknown",
   });
-  shutdownServer = () => server.shutdown();
-}
+  // What the supervisor waits for in a rolling restart: ready, then seen ready by the proxy.
+  void admin?.readiness.ready.then(() => log("info", "ready"));
+  void admin?.readiness.checkedReady.then((checked) => log("info", "ready_checked", { checked }));
 
-async function shutdown() {
-  await shutdownServer();
-  await runtime.close();
-  Deno.exit(0);
-}
-
-// The edge runtime manages its own lifecycle and may not offer signal listeners.
-try {
-  Deno.addSignalListener("SIGINT", shutdown);
-  Deno.addSignalListener("SIGTERM", shutdown);
-} catch {
-  // Not supported here: the platform stops the worker itself.
+  const stop = gracefulStop({
+    readiness: admin?.readiness,
+    stopServing: () => server.shutdown(),
+    closeRuntime: () => runtime.close(),
+    closeAdmin: admin && (() => admin.listener.close()),
+    log,
+    exit: (code) => Deno.exit(code),
+  });
+  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
+  // A worker of `npm run start:workers` reads its supervisor's pipe: its end means the supervisor
+  // is gone (killed, crashed), and a worker left alone would hold its port for ever.
+  if (config.WORKER !== undefined) void Deno.stdin.readable.pipeTo(new WritableStream()).finally(() => stop("supervisor gone"));
 }

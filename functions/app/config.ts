@@ -24,6 +24,9 @@ const urlOf = (...schemes: string[]) =>
     .optional();
 const postgresUrl = urlOf("postgres", "postgresql");
 
+/** The first worker's admin port under `npm run start:workers` (functions/production/haproxy.cfg checks 9000 and up). */
+export const DEFAULT_ADMIN_PORT = 9000;
+
 /** Supabase's local database port, so `supabase start`'s connection string works as is. */
 export const DEFAULT_SQL_PORT = 54322;
 
@@ -66,6 +69,19 @@ export const configSchema = z
         message: "must be an IP address to listen on: 127.0.0.1 (the default) or ::1 for this machine only, 0.0.0.0 or :: for every interface",
       })
       .default("127.0.0.1"),
+    /**
+     * The admin listener's port, on 127.0.0.1 only: `/live`, `/ready` and `/metrics`, as PostgREST
+     * keeps them on a port of their own (admin/admin-listener.ts). Unset: `npm start` opens none;
+     * `npm run start:workers` gives worker i ADMIN_PORT + i - 1, from DEFAULT_ADMIN_PORT unless set.
+     * Ignored on Supabase, whose runtime checks its workers itself.
+     */
+    ADMIN_PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).optional(),
+    /**
+     * Set by `npm run start:workers` for each worker process: its number, 1 to DENO_JOBS. A worker
+     * watches its standard input, the supervisor's pipe, and stops when it closes; worker 1 (or a
+     * server started alone) reads the fleet's gauges for the metrics, so they are read once a machine.
+     */
+    WORKER: z.coerce.number({ message: "must be a worker number, at least 1" }).int().min(1, { message: "must be a worker number, at least 1" }).optional(),
     DATA_DIR: z.string().min(1).default(".data"),
     /**
      * With PGlite: the loopback port where psql reaches the embedded database (0 picks a free one).
@@ -98,8 +114,9 @@ export const configSchema = z
       .transform((value) => (value === "unlimited" ? undefined : Number(value)))
       .optional(),
     /**
-     * Deno's own variable: how many workers `deno serve --parallel` runs (the production start sets
-     * it; unset, Deno runs one per core). Read so that a worker can refuse what workers cannot share.
+     * How many worker processes `npm run start:workers` runs (functions/production/supervisor.ts);
+     * unset, one per core. The name is Deno's own for `deno serve --parallel`, which the production
+     * start used before each worker became a process with its own port.
      */
     DENO_JOBS: z.coerce
       .number({ message: "must be a whole number of workers, at least 1" })

@@ -1,13 +1,15 @@
+import { observedDatabase } from "./admin/observed-database.ts";
+import { observedLimiter } from "./admin/observed-limiter.ts";
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import { type Config, DEFAULT_SQL_PORT } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import type { DataDirLock } from "./db/data-dir-lock.ts";
 import { explainDatabaseUrl } from "./db/database-url-refusal.ts";
 import type { EmbeddedDatabase } from "./db/embedded-database.ts";
-import { writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
+import { type LaneUse, writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
-import { migrate } from "./db/migrate.ts";
-import { openPostgres } from "./db/postgres.ts";
+import { migrate, pendingMigrations } from "./db/migrate.ts";
+import { openPostgres, type PoolUse } from "./db/postgres.ts";
 import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
 import { edgeRuntimeKeepAlive, onEdgeRuntime } from "./edge-runtime.ts";
@@ -33,10 +35,34 @@ function sweepOutbox(deps: Deps) {
   });
 }
 
+/** What the runtime holds, read at each scrape of the admin listener's metrics; absent where it has none (PGlite has no pool). */
+export interface RuntimeUsage {
+  pool?: () => PoolUse;
+  writeLane?: () => LaneUse;
+  /** Whether the availability layer takes the database as answering (db/availability.ts). */
+  databaseAvailable?: () => boolean;
+  /** The keys whose kiosk sightings are held for the next write (kiosk/sightings.ts). */
+  sightingsHeld: () => number;
+}
+
+/** Told of the failures the admin listener's metrics count, where they happen. */
+export interface RuntimeObservers {
+  /** A statement shed as back-pressure (`busy`) or failed for want of the database (`unavailable`). */
+  databaseFailed(kind: "busy" | "unavailable"): void;
+  /** A rate-limit check its store could not answer, by rule. */
+  limiterUnavailable(rule: string): void;
+}
+
 export interface Runtime {
   deps: Deps;
   /** One line for the start-up log: which database, limiter, mailer and client IP source are in use. */
   describe: Record<string, string>;
+  usage: RuntimeUsage;
+  /**
+   * Where the server does not migrate (`SUPABASE_DB_URL`): this checkout's migrations the database
+   * has not recorded yet. Absent where the start applied them itself.
+   */
+  pendingMigrations?: () => Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -73,7 +99,7 @@ async function openStaffSqlPort(config: Config, log: Logger) {
  * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
  * one process); on Supabase, pg_cron calls the `outbox` function instead.
  */
-export async function openRuntime(config: Config, log: Logger): Promise<Runtime> {
+export async function openRuntime(config: Config, log: Logger, observers?: RuntimeObservers): Promise<Runtime> {
   const edgeRuntime = onEdgeRuntime();
   for (const override of settingOverrides(config, { edgeRuntime })) log("warn", "setting_overridden", { ...override });
   const onSupabase = !config.DATABASE_URL && Boolean(config.SUPABASE_DB_URL);
@@ -86,10 +112,16 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   let sqlPort: Awaited<ReturnType<typeof openStaffSqlPort>> | undefined;
   let dataDirLock: DataDirLock | undefined;
   const deadlineMs = config.DATABASE_DEADLINE_MS;
+  let databaseUsage: Omit<RuntimeUsage, "sightingsHeld"> = {};
   // A Postgres pool of 10 connections (5 per instance through Supabase's pooler), of which single
   // writes may hold all but the few kept for the batched kiosk reads (db/write-lane.ts).
-  const pooled = (url: string, max: number, transactionPooler: boolean) =>
-    withAvailability(writeLane(openPostgres(url, { max, transactionPooler, deadlineMs }), writeSlots(max, deadlineMs)), log);
+  const pooled = (url: string, max: number, transactionPooler: boolean) => {
+    const pool = openPostgres(url, { max, transactionPooler, deadlineMs });
+    const lane = writeLane(pool, writeSlots(max, deadlineMs));
+    const available = withAvailability(lane, log);
+    databaseUsage = { pool: pool.use, writeLane: lane.use, databaseAvailable: available.available };
+    return available;
+  };
   if (config.DATABASE_URL) {
     db = pooled(config.DATABASE_URL, 10, false);
     database = "postgres (DATABASE_URL)";
@@ -120,16 +152,19 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   }
   // Staff reach the embedded database with psql once it is migrated, as they would on Supabase.
   if (embedded) await sqlPort?.serve({ backend: embedded.backend, password: config.SQL_PASSWORD });
+  // Counted from here on: every statement and check the app makes goes through these.
+  if (observers) db = observedDatabase(db, observers.databaseFailed);
   const now = Date.now;
   const keepAlive = edgeRuntimeKeepAlive();
   const limiter = await createLimiter(config, log, now, { keepAlive });
+  const rateLimiter = observers ? observedLimiter(limiter.limiter, observers.limiterUnavailable) : limiter.limiter;
   const sightings = kioskSightings({ db, now, log, keepAlive, flushEveryMs: config.SIGHTINGS_FLUSH_MS });
   // Read now, in the background: the first requests are limited at the contract's limits meanwhile.
   const venues = venueAllowances({ db, log });
   const deps: Deps = {
     db,
     writes: writesOf(db),
-    limiter: limiter.limiter,
+    limiter: rateLimiter,
     venues,
     log,
     now,
@@ -164,6 +199,8 @@ export async function openRuntime(config: Config, log: Logger): Promise<Runtime>
   return {
     deps,
     describe: { database, ...(sqlPort && { sql: sqlPort.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: describeClientIp(ipSource), ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
+    usage: { ...databaseUsage, sightingsHeld: sightings.held },
+    ...(onSupabase && { pendingMigrations: () => pendingMigrations(db) }),
     async close() {
       clearInterval(sweeper);
       venues.close();

@@ -1,4 +1,4 @@
-// `npm run check -- --url <base_url> [--limits] [--secret <secret> --email <address>]`: tests a
+// `npm run check -- --url <base_url> [--ca <file>] [--limits] [--secret <secret> --email <address>]`: tests a
 // running deployment from outside, read-only unless asked, one line per check and
 // `N passed, M failed` last; exits 1 when a check fails. After `supabase functions deploy api`,
 // run it against https://<ref>.supabase.co/functions/v1.
@@ -6,9 +6,10 @@ import { type CommandLine, commandLine } from "./command-line.ts";
 import { CheckFailed, deploymentChecks } from "./deployment-checks.ts";
 
 const usage = [
-  "usage: npm run check -- --url <base url> [--limits] [--secret <signing secret> --email <address>]",
+  "usage: npm run check -- --url <base url> [--ca <certificate file>] [--limits] [--secret <signing secret> --email <address>]",
   "Tests a running deployment from outside, read-only unless asked: one line per check, exit 1 when one fails.",
   "  --url     the deployment's base URL, e.g. https://<project-ref>.supabase.co/functions/v1 (required)",
+  "  --ca      trust this PEM certificate too: a self-signed proxy's (npm run -s certificate writes tls-certificate.pem)",
   "  --limits  also probe the per-IP limit with forged X-Forwarded-For (spends this IP's minute of one limit)",
   "  --secret  the deployment's SIGNING_SECRET, with --email: onboard that e-mail (creates the account)",
   "  --email   the address --secret onboards",
@@ -17,6 +18,7 @@ const cli: CommandLine = commandLine(usage, 2);
 
 const values = cli.flags({
   url: { type: "string" },
+  ca: { type: "string" },
   limits: { type: "boolean", default: false },
   secret: { type: "string" },
   email: { type: "string" },
@@ -31,10 +33,24 @@ if (values.limits) {
   );
 }
 
+/** Requests that trust `--ca` beside the usual authorities, as curl's --cacert adds one. */
+let send: typeof fetch | undefined;
+if (values.ca !== undefined) {
+  let certificate: string;
+  try {
+    certificate = Deno.readTextFileSync(values.ca);
+  } catch (error) {
+    cli.fail(`--ca ${values.ca}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const client = Deno.createHttpClient({ caCerts: [certificate] });
+  send = (input, init) => fetch(input, { ...init, client });
+}
+
 let passed = 0;
 let failed = 0;
 const checks = deploymentChecks({
   baseUrl: values.url,
+  fetch: send,
   limits: values.limits,
   onboarding: values.secret !== undefined && values.email !== undefined ? { secret: values.secret, email: values.email } : undefined,
 });

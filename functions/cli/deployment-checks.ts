@@ -23,6 +23,8 @@ export class CheckFailed extends Error {
 export interface CheckOptions {
   /** The deployment's base URL, e.g. https://<ref>.supabase.co/functions/v1 */
   baseUrl: string;
+  /** How requests are sent: `fetch` with a client that trusts `--ca`'s certificate, or the plain `fetch`. */
+  fetch?: typeof fetch;
   /** Probe the per-IP limit with forged client-IP headers (spends this IP's minute of it). */
   limits: boolean;
   /** Sign one onboarding of `email` with `secret` (creates that account). */
@@ -60,13 +62,50 @@ interface Answer {
 /** The beginning of a body, for a failure message. */
 const excerpt = (text: string) => (text.length > 120 ? `${text.slice(0, 120)}…` : text);
 
+/** Where the checks send their requests, and how. */
+interface Target {
+  url: string;
+  fetch: typeof fetch;
+}
+
+/**
+ * Why the TLS client refused the server's certificate, in the operator's words, from rustls' reason
+ * (Deno's fetch says only `fetch failed`; the reason is in its cause's message).
+ */
+const CERTIFICATE_REFUSALS: Array<[RegExp, string]> = [
+  [/CaUsedAsEndEntity/, "the server's certificate is a CA certificate (basicConstraints CA:TRUE) served as its own, which TLS clients refuse: make a leaf (npm run -s certificate) or get a real one (certbot)"],
+  [/UnknownIssuer/, "the server's certificate is not signed by an authority this machine trusts: for a self-signed one, pass it with --ca <file>; for a real one, serve its whole chain (certbot's fullchain.pem)"],
+  [/NotValidForName/, "the server's certificate does not name this URL's host: ask for the name it was made for, or make one for this host"],
+  [/Expired/, "the server's certificate has expired: renew it (certbot renew, or npm run -s certificate)"],
+  [/NotValidYet/, "the server's certificate is not valid yet: check this machine's clock and the server's"],
+];
+
+/** An error and its causes' messages, outermost first: `fetch failed` hides the reason in its cause. */
+function messagesOf(error: unknown): string[] {
+  const messages: string[] = [];
+  for (let at: unknown = error; at instanceof Error && messages.length < 5; at = at.cause) messages.push(at.message);
+  return messages.length > 0 ? messages : [String(error)];
+}
+
+/** Why no answer came: a refused certificate named with what to do, else the innermost cause. */
+function noAnswer(error: unknown): string {
+  const messages = messagesOf(error);
+  const text = messages.join(": ");
+  const refusal = /invalid peer certificate: (\S+)/.exec(text);
+  if (refusal) {
+    const advice = CERTIFICATE_REFUSALS.find(([reason]) => reason.test(refusal[1]))?.[1];
+    return `TLS: certificate refused (${refusal[1]}): ${advice ?? "see the reason in parentheses"}`;
+  }
+  return messages[messages.length - 1];
+}
+
 /** Sends one request; a network error or a missing answer is the check's failure. */
-async function call(baseUrl: string, path: string, init: RequestInit = {}): Promise<Answer> {
+async function call(target: Target, path: string, init: RequestInit = {}): Promise<Answer> {
   let response: Response;
   try {
-    response = await fetch(`${baseUrl}${path}`, { ...init, redirect: "manual", signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+    response = await target.fetch(`${target.url}${path}`, { ...init, redirect: "manual", signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
   } catch (error) {
-    throw new CheckFailed(`no answer: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CheckFailed(`no answer: ${noAnswer(error)}`);
   }
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
@@ -94,8 +133,8 @@ function parseWith<Schema extends z.ZodType>(answer: Answer, schema: Schema): z.
 }
 
 /** A 200 whose JSON body `schema` accepts. */
-async function read<Schema extends z.ZodType>(baseUrl: string, path: string, schema: Schema): Promise<z.output<Schema>> {
-  const answer = await call(baseUrl, path);
+async function read<Schema extends z.ZodType>(target: Target, path: string, schema: Schema): Promise<z.output<Schema>> {
+  const answer = await call(target, path);
   expectStatus(answer, 200);
   return parseWith(answer, schema);
 }
@@ -121,11 +160,11 @@ function expectListed(header: string, value: string | null, wanted: string[]): v
 const absentKey = () => generateLicenseKey();
 
 /** An alias path answers the same payload as the path it stands for: an array of `item`. */
-function aliasCheck(baseUrl: string, path: string, alias: string, schema: z.ZodType, what: string): Check {
+function aliasCheck(target: Target, path: string, alias: string, schema: z.ZodType, what: string): Check {
   return {
     name: `GET ${alias} (alias of ${path})`,
     async run() {
-      const [original, aliased] = [await call(baseUrl, path), await call(baseUrl, alias)];
+      const [original, aliased] = [await call(target, path), await call(target, alias)];
       expectStatus(aliased, 200);
       const items = parseWith(aliased, schema.array());
       if (aliased.text !== original.text) throw new CheckFailed(`answers a different payload from ${path}`);
@@ -134,27 +173,27 @@ function aliasCheck(baseUrl: string, path: string, alias: string, schema: z.ZodT
   };
 }
 
-function catalogueChecks(baseUrl: string): Check[] {
+function catalogueChecks(target: Target): Check[] {
   return [
     {
       name: "GET /api/v2/categories",
-      run: async () => `${(await read(baseUrl, "/api/v2/categories", Category.array())).length} categories`,
+      run: async () => `${(await read(target, "/api/v2/categories", Category.array())).length} categories`,
     },
-    aliasCheck(baseUrl, "/api/v2/categories", "/api/v2/proclamation-categories", Category, "categories"),
+    aliasCheck(target, "/api/v2/categories", "/api/v2/proclamation-categories", Category, "categories"),
     {
       name: "GET /api/v2/groups",
       async run() {
-        const groups = await read(baseUrl, "/api/v2/groups", Group.array());
+        const groups = await read(target, "/api/v2/groups", Group.array());
         const ordered = groups.every((group, i) => i === 0 || groups[i - 1].sortOrder <= group.sortOrder);
         if (!ordered) throw new CheckFailed("groups are not in sortOrder");
         return `${groups.length} groups, by sortOrder`;
       },
     },
-    aliasCheck(baseUrl, "/api/v2/groups", "/api/v2/proclamation-groups", Group, "groups"),
+    aliasCheck(target, "/api/v2/groups", "/api/v2/proclamation-groups", Group, "groups"),
     {
       name: "GET /api/v2/frequencies",
       async run() {
-        const frequencies = await read(baseUrl, "/api/v2/frequencies", Frequency.array());
+        const frequencies = await read(target, "/api/v2/frequencies", Frequency.array());
         const ids = frequencies.map((frequency) => frequency.id).sort((a, b) => a - b).join(",");
         if (ids !== "1,2,3,4,5,6,7,8,9") throw new CheckFailed(`expected exactly the ids 1 to 9, got [${ids}]`);
         return "9 frequencies, ids 1 to 9";
@@ -163,7 +202,7 @@ function catalogueChecks(baseUrl: string): Check[] {
     {
       name: "GET /api/v2/color-palettes",
       async run() {
-        const palettes = await read(baseUrl, "/api/v2/color-palettes", ColorPalette.array());
+        const palettes = await read(target, "/api/v2/color-palettes", ColorPalette.array());
         const ids = palettes.map((palette) => palette.solfeggioFrequencyId).sort((a, b) => a - b).join(",");
         if (ids !== "1,2,3,4,5,6,7,8,9") throw new CheckFailed(`expected one palette per id 1 to 9, got [${ids}]`);
         return "9 palettes, one per id 1 to 9";
@@ -171,16 +210,16 @@ function catalogueChecks(baseUrl: string): Check[] {
     },
     {
       name: "GET /api/v2/proclamations",
-      run: async () => `${(await read(baseUrl, "/api/v2/proclamations", Proclamation.array())).length} proclamations`,
+      run: async () => `${(await read(target, "/api/v2/proclamations", Proclamation.array())).length} proclamations`,
     },
   ];
 }
 
-function documentCheck(baseUrl: string): Check {
+function documentCheck(target: Target): Check {
   return {
     name: "GET /api/v2/openapi.json",
     async run() {
-      const answer = await call(baseUrl, "/api/v2/openapi.json");
+      const answer = await call(target, "/api/v2/openapi.json");
       expectStatus(answer, 200);
       const document = parseJson(answer) as { openapi?: unknown; paths?: Record<string, unknown> };
       if (document.openapi !== "3.1.0") throw new CheckFailed(`expected OpenAPI 3.1.0, got ${JSON.stringify(document.openapi)}`);
@@ -191,15 +230,15 @@ function documentCheck(baseUrl: string): Check {
   };
 }
 
-function unknownLicenseCheck(baseUrl: string): Check {
+function unknownLicenseCheck(target: Target): Check {
   return {
     name: "GET /api/v2/licenses/{a key no one holds}/schedule",
     // A key of the right shape reaches the database, so this also shows the database answers.
-    run: async () => expectFailure(await call(baseUrl, `/api/v2/licenses/${absentKey()}/schedule`), "unknown_license"),
+    run: async () => expectFailure(await call(target, `/api/v2/licenses/${absentKey()}/schedule`), "unknown_license"),
   };
 }
 
-function validationChecks(baseUrl: string): Check[] {
+function validationChecks(target: Target): Check[] {
   const json = { "content-type": "application/json" };
   const cases: Array<{ what: string; init: RequestInit; code: FailureCode }> = [
     { what: "without a JSON content type", init: { headers: { "content-type": "text/plain" }, body: "{}" }, code: "content_type" },
@@ -215,17 +254,17 @@ function validationChecks(baseUrl: string): Check[] {
   ];
   return cases.map(({ what, init, code }) => ({
     name: `POST /api/v2/license ${what}`,
-    run: async () => expectFailure(await call(baseUrl, "/api/v2/license", { method: "POST", ...init }), code),
+    run: async () => expectFailure(await call(target, "/api/v2/license", { method: "POST", ...init }), code),
   }));
 }
 
-function protocolChecks(baseUrl: string): Check[] {
+function protocolChecks(target: Target): Check[] {
   const origin = "https://kiosk.example";
   return [
     {
       name: "DELETE /api/v2/groups (a wrong method)",
       async run() {
-        const answer = await call(baseUrl, "/api/v2/groups", { method: "DELETE" });
+        const answer = await call(target, "/api/v2/groups", { method: "DELETE" });
         const seen = expectFailure(answer, "method_not_allowed");
         expectListed("Allow", answer.headers.get("allow"), ["GET"]);
         return `${seen}, Allow: ${answer.headers.get("allow")}`;
@@ -234,7 +273,7 @@ function protocolChecks(baseUrl: string): Check[] {
     {
       name: "OPTIONS /api/v2/license (a CORS preflight)",
       async run() {
-        const answer = await call(baseUrl, "/api/v2/license", {
+        const answer = await call(target, "/api/v2/license", {
           method: "OPTIONS",
           headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": KIOSK_HEADERS.join(",") },
         });
@@ -249,7 +288,7 @@ function protocolChecks(baseUrl: string): Check[] {
     {
       name: "GET /api/v2/groups from another origin (CORS)",
       async run() {
-        const answer = await call(baseUrl, "/api/v2/groups", { headers: { origin } });
+        const answer = await call(target, "/api/v2/groups", { headers: { origin } });
         expectStatus(answer, 200);
         const allowOrigin = answer.headers.get("access-control-allow-origin");
         if (allowOrigin !== "*" && allowOrigin !== origin) throw new CheckFailed(`Access-Control-Allow-Origin is ${JSON.stringify(allowOrigin)}`);
@@ -295,8 +334,8 @@ function countedInOneBucket(answers: Answer[]): boolean {
  * the server for it. Run against the workers' port from a machine that is not a proxy, it shows
  * whether that port believes strangers.
  */
-function limitsCheck(baseUrl: string): Check {
-  const onSupabase = new URL(baseUrl).hostname.endsWith(".supabase.co");
+function limitsCheck(target: Target): Check {
+  const onSupabase = new URL(target.url).hostname.endsWith(".supabase.co");
   const advice = onSupabase
     ? "set CLIENT_IP_HEADER=cf-connecting-ip (supabase secrets set), or x-forwarded-for:1 if Supabase's last proxy appends"
     : "set CLIENT_IP_HEADER to the header your proxy writes (x-real-ip, cf-connecting-ip), or x-forwarded-for:N behind N proxies that append, and TRUSTED_PROXIES to the proxies' addresses only (never 0.0.0.0/0 or ::/0); with no proxy in front, unset TRUST_PROXY. From a proxy's own address (loopback by default) the header is believed by design: run this from another machine";
@@ -307,7 +346,7 @@ function limitsCheck(baseUrl: string): Check {
       const answers: Answer[] = [];
       for (let i = 0; i < PROBE_READS; i += 1) {
         const forged = `198.18.${i}.${1 + Math.floor(Math.random() * 254)}`;
-        answers.push(await call(baseUrl, `/api/v2/licenses/${key}/schedule`, { headers: forgedClient(forged) }));
+        answers.push(await call(target, `/api/v2/licenses/${key}/schedule`, { headers: forgedClient(forged) }));
       }
       const first429 = answers.findIndex((answer) => answer.status === 429);
       if (first429 >= 0) return `limits hold: read ${first429 + 1} of ${PROBE_READS} got 429, forged client IPs opened no bucket`;
@@ -323,12 +362,12 @@ function limitsCheck(baseUrl: string): Check {
   };
 }
 
-function onboardingCheck(baseUrl: string, { secret, email }: { secret: string; email: string }): Check {
+function onboardingCheck(target: Target, { secret, email }: { secret: string; email: string }): Check {
   return {
     name: `POST ${ONBOARDING_PATH} (signed, onboards ${email})`,
     async run() {
       const signed = await signOnboardingRequest(secret, JSON.stringify({ email }));
-      const answer = await call(baseUrl, ONBOARDING_PATH, { method: "POST", ...signed });
+      const answer = await call(target, ONBOARDING_PATH, { method: "POST", ...signed });
       if (answer.status === 401) throw new CheckFailed("401 invalid signature: the secret is not the deployment's SIGNING_SECRET (or this machine's clock is off by over 300 s)");
       expectStatus(answer, 200);
       const body = parseJson(answer) as { success?: unknown; user_id?: unknown };
@@ -347,14 +386,14 @@ function onboardingCheck(baseUrl: string, { secret, email }: { secret: string; e
  * for (const check of deploymentChecks({ baseUrl: "http://localhost:8000", limits: false })) await check.run();
  */
 export function deploymentChecks(options: CheckOptions): Check[] {
-  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const target: Target = { url: options.baseUrl.replace(/\/+$/, ""), fetch: options.fetch ?? fetch };
   return [
-    ...catalogueChecks(baseUrl),
-    documentCheck(baseUrl),
-    unknownLicenseCheck(baseUrl),
-    ...validationChecks(baseUrl),
-    ...protocolChecks(baseUrl),
-    ...(options.limits ? [limitsCheck(baseUrl)] : []),
-    ...(options.onboarding ? [onboardingCheck(baseUrl, options.onboarding)] : []),
+    ...catalogueChecks(target),
+    documentCheck(target),
+    unknownLicenseCheck(target),
+    ...validationChecks(target),
+    ...protocolChecks(target),
+    ...(options.limits ? [limitsCheck(target)] : []),
+    ...(options.onboarding ? [onboardingCheck(target, options.onboarding)] : []),
   ];
 }

@@ -1,4 +1,7 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -13,13 +16,19 @@ const SECRET = "check-signing-secret";
 /** Runs the check command as `npm run check` does; resolves to its exit code and output. */
 function runCheck(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(deno, ["run", "--allow-net", "functions/cli/check.ts", ...args], { cwd: root, env: childEnv() }, (error, stdout, stderr) => {
+    execFile(deno, ["run", "--allow-net", "--allow-read", "functions/cli/check.ts", ...args], { cwd: root, env: childEnv() }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
 }
 
 const linesOf = (stdout: string) => stdout.trimEnd().split("\n");
+
+/** What `npm run check` says after a refused certificate's reason (functions/cli/deployment-checks.ts). */
+const CERTIFICATE_ADVICE: Record<string, string> = {
+  "Other(OtherError(CaUsedAsEndEntity))": "the server's certificate is a CA certificate (basicConstraints CA:TRUE) served as its own, which TLS clients refuse: make a leaf (npm run -s certificate) or get a real one (certbot)",
+  UnknownIssuer: "the server's certificate is not signed by an authority this machine trusts: for a self-signed one, pass it with --ca <file>; for a real one, serve its whole chain (certbot's fullchain.pem)",
+};
 
 /** A server on the real entry for one test: each run of the check spends its own IP's minute of the limits. */
 async function withServer<T>(env: Record<string, string>, use: (server: RunningServer) => Promise<T>): Promise<T> {
@@ -145,11 +154,42 @@ describe("npm run check (functions/cli/check.ts) against a running deployment", 
     });
   });
 
-  it("fails every check of a deployment that does not answer, and exits 1", async () => {
+  it("fails every check of a deployment that does not answer, and exits 1, saying why", async () => {
     const { code, stdout } = await runCheck(["--url", "http://127.0.0.1:9"]);
     expect(linesOf(stdout).at(-1)).toBe("0 passed, 18 failed");
-    expect(stdout).toContain("FAIL GET /api/v2/categories: no answer");
+    // The cause fetch hides behind `fetch failed`.
+    expect(stdout).toMatch(/FAIL GET \/api\/v2\/categories: no answer: .*port 9/);
     expect(code).toBe(1);
+  });
+
+  it("over TLS, names why the certificate was refused and what to do, where fetch says only `fetch failed`", async () => {
+    // Under /tmp: Deno reads a file under /dev (the tests' /dev/shm) only with --allow-all.
+    const dir = mkdtempSync("/tmp/cadence-check-tls-");
+    try {
+      // What `openssl req -x509` makes unless told otherwise: a CA certificate, served as the server's own.
+      const ca = { key: join(dir, "ca-key.pem"), cert: join(dir, "ca.pem") };
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", ca.key, "-out", ca.cert, "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"], { stdio: "ignore" });
+      // The docs' command: a leaf.
+      execFileSync("sh", [`${root}functions/production/local-certificate.sh`, "localhost", dir], { stdio: "ignore" });
+      const leaf = { key: join(dir, "tls.pem"), cert: join(dir, "tls-certificate.pem") };
+      for (const [certificate, trusted, reason, advice] of [
+        [ca, true, "Other(OtherError(CaUsedAsEndEntity))", "is a CA certificate"],
+        [leaf, false, "UnknownIssuer", "pass it with --ca <file>"],
+      ] as const) {
+        const server = createHttpsServer({ key: readFileSync(certificate.key), cert: readFileSync(certificate.cert) }, (_, response) => response.end("{}"));
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        try {
+          const url = `https://localhost:${(server.address() as AddressInfo).port}`;
+          const { stdout } = await runCheck(["--url", url, ...(trusted ? ["--ca", certificate.cert] : [])]);
+          expect(linesOf(stdout)[0]).toBe(`FAIL GET /api/v2/categories: no answer: TLS: certificate refused (${reason}): ${CERTIFICATE_ADVICE[reason]}`);
+          expect(linesOf(stdout)[0]).toContain(advice);
+        } finally {
+          await new Promise((resolve) => server.close(resolve));
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("onboards only with both --secret and --email: one without the other is refused before any request", async () => {

@@ -10,6 +10,7 @@ const root = rootUrl.pathname;
 /** Every npm script that takes arguments, and the words its usage begins with. */
 const SCRIPTS: Record<string, string> = {
   bench: "usage: npm run bench",
+  certificate: "usage: npm run -s certificate",
   check: "usage: npm run check",
   "outbox:deliver": "usage: npm run outbox:deliver",
   "schema:snapshot": "usage: npm run schema:snapshot",

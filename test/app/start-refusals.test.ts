@@ -5,7 +5,7 @@ import { startServer, type StartOptions } from "../support/server.ts";
 
 // A setting the operator got wrong stops the start with one line naming the variable to change,
 // never a stack trace: `npm start` (functions/api/index.ts) and `npm run start:workers`
-// (functions/production/workers.ts) alike.
+// (functions/production/supervisor.ts, which runs that entry once per worker) alike.
 
 /** The start's output when it is refused; fails the test when it starts. */
 async function refusal(env: Record<string, string>, options?: StartOptions): Promise<string> {
@@ -68,5 +68,12 @@ describe("a bad setting stops the start in one line naming the variable", () => 
     const port = String((taken.address() as { port: number }).port);
     const message = await refusal({ DATABASE_URL: database.url, DENO_JOBS: "1", PORT: port }, { startScript: true, script: "start:workers" });
     expect(message).toContain(`port ${port} is already in use: stop what listens there, or set PORT to a free port (0 picks one)`);
+  });
+
+  it("ADMIN_PORT in use, under npm start and npm run start:workers", async () => {
+    const port = String((taken.address() as { port: number }).port);
+    const expected = `port ${port} is already in use: stop what listens there, or set ADMIN_PORT to a free port (0 picks one)`;
+    expect(await refusal({ DATABASE_URL: database.url, ADMIN_PORT: port })).toContain(expected);
+    expect(await refusal({ DATABASE_URL: database.url, DENO_JOBS: "1", ADMIN_PORT: port }, { startScript: true, script: "start:workers" })).toContain(expected);
   });
 });

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "../../functions/app/config.ts";
 import { ConfigError } from "../../functions/app/config-error.ts";
 import { refuseUnshared } from "../../functions/app/shared-by-workers.ts";
 import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
-import { startServer } from "../support/server.ts";
+import { freePortRange, startServer } from "../support/server.ts";
 
 const refusal = (env: Record<string, string>, workers: number) => {
   try {
@@ -80,14 +81,76 @@ describe.skipIf(!redisServerAvailable())("npm run start:workers", () => {
     await expect(started).rejects.toThrow(/exited with 1:[\s\S]*DENO_JOBS: 2 workers need their rate limits in Redis/);
   }, 60_000);
 
-  it("serves the interface from two workers on one port, limits in Redis", async () => {
+  it("serves the interface from two worker processes, each on a port of its own, limits in Redis", async () => {
     const server = await startServer({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });
     try {
-      expect(server.logs()).toMatch(/"event":"listening","port":\d+,"workers":2/);
-      const statuses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/api/v2/frequencies`).then((r) => r.status)));
+      const workers = server.workers!;
+      expect(workers).toHaveLength(2);
+      expect(new Set(workers.map((worker) => worker.url)).size).toBe(2);
+      const statuses = await Promise.all(workers.flatMap((worker) => Array.from({ length: 10 }, () => fetch(`${worker.url}/api/v2/frequencies`).then((r) => r.status))));
       expect(statuses).toEqual(Array(20).fill(200));
+      // Each its own process, each naming itself on its lines.
+      const pids = [1, 2].map((n) => new RegExp(`"event":"listening",.*"pid":(\\d+),.*"worker":${n}`).exec(server.logs())?.[1]);
+      expect(new Set(pids).size).toBe(2);
     } finally {
       await server.stop();
     }
   }, 60_000);
+
+  it("starts a worker that exits again, on the same ports, while the other serves", async () => {
+    const [port, adminPort] = [await freePortRange(2), await freePortRange(2)];
+    const server = await startServer(
+      { DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2", PORT: String(port), ADMIN_PORT: String(adminPort) },
+      undefined,
+      { startScript: true, script: "start:workers" },
+    );
+    try {
+      const first = Number(/"event":"listening",.*"pid":(\d+),.*"worker":1/.exec(server.logs())![1]);
+      process.kill(first, "SIGKILL");
+      await vi.waitFor(() => expect(server.logs()).toMatch(/"event":"worker_exited","worker":1,"code":137,"signal":"SIGKILL","restartInMs":1000/), { timeout: 10_000 });
+      expect((await fetch(`${server.workers![1].url}/api/v2/frequencies`)).status).toBe(200);
+      await vi.waitFor(async () => expect((await fetch(`${server.workers![0].adminUrl}/ready`)).status).toBe(200), { timeout: 30_000, interval: 100 });
+      expect((await fetch(`${server.workers![0].url}/api/v2/frequencies`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it("stops every worker on SIGTERM, each draining, and leaves none behind", async () => {
+    const server = await startServer({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });
+    const pids = [1, 2].map((n) => Number(new RegExp(`"event":"listening",.*"pid":(\\d+),.*"worker":${n}`).exec(server.logs())![1]));
+    await server.stop();
+    expect(server.logs().match(/"event":"stopped","reason":"SIGTERM"/g)).toHaveLength(2);
+    expect(pids.filter(alive)).toEqual([]);
+  }, 60_000);
+
+  it("stops a worker whose supervisor is killed, as a SIGTERM would: the pipe it reads closes", async () => {
+    // Its sightings are written only at a stop: a minute between writes.
+    const server = await startServer(
+      { DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "1", SIGHTINGS_FLUSH_MS: "60000" },
+      undefined,
+      { startScript: true, script: "start:workers" },
+    );
+    const worker = Number(/"event":"listening",.*"pid":(\d+),.*"worker":1/.exec(server.logs())![1]);
+    expect((await fetch(`${server.url}/api/v2/licenses/DEMO-0000-0000-0004/schedule`)).status).toBe(200);
+    process.kill(server.pid, "SIGKILL");
+    await vi.waitFor(() => expect(alive(worker)).toBe(false), { timeout: 30_000, interval: 100 });
+    await server.stop();
+    // Its log went with the supervisor's pipe; what it wrote at its stop is in the database.
+    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      expect(await sql`select license_key from public.kiosk_sightings where license_key = 'DEMO-0000-0000-0004'`).toHaveLength(1);
+    } finally {
+      await sql.end();
+    }
+  }, 60_000);
 });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};

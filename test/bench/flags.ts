@@ -21,6 +21,7 @@ export const BENCH_USAGE = [
   "Flags take --name value or --name=value. Other modes, one at a time:",
   "  --against <commit>[,<commit>] [--rounds N]   this tree beside those commits' servers",
   "  --workers[=1,4]                               the production start, one worker beside two (or the counts given)",
+  "  --metrics [--rounds N]                        the admin listener's metrics on beside off: what they cost each route",
   "  --sql-port [--seconds N]                      the API on PGlite without and with a psql session on its SQL port",
   "  --edits [--keys=1,1000,...] [--repeats N]     staff edits and a kiosk_status page as an account's fleet grows",
   "  --seats [--keys N] [--rounds N] [--copied S]  what the seat checks cost at fleet size",
@@ -36,13 +37,14 @@ const switches = {
   seats: z.literal(true).optional(),
   "sql-port": z.literal(true).optional(),
   distance: z.literal(true).optional(),
+  metrics: z.literal(true).optional(),
 };
 
 /** Flags with a value; `--workers` may also come bare. */
 const valued = {
   /** Commits to measure beside the tree, separated by commas (against.ts). */
   against: z.string().min(1).optional(),
-  /** Palindromes of a side-by-side run (against.ts); passes of the seat checks (seat-checks.ts). */
+  /** Palindromes of a side-by-side run (against.ts, metrics-cost.ts); passes of the seat checks (seat-checks.ts). */
   rounds: count.optional(),
   /** Worker counts to compare; `--workers` alone compares 1 and 2 (workers.ts). */
   workers: z.union([z.literal(true), counts]).optional(),

@@ -9,7 +9,7 @@
 // this tree beside that commit's server (against.ts); `--workers[=1,4]` measures the production
 // start with one worker beside two, or the counts given (workers.ts); `--sql-port` compares the
 // API's throughput on PGlite without and with a psql session on its SQL port (sql-port.ts); `--seats` what the seat checks
-// cost at fleet size (seat-checks.ts).
+// cost at fleet size (seat-checks.ts); `--metrics` the admin listener's metrics on beside off (metrics-cost.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { type BaselineServer, startBaseline } from "./baseline-server.ts";
@@ -22,6 +22,7 @@ import { benchDatabase, copyDatabase } from "./database.ts";
 import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
 import { compareWorkers } from "./workers.ts";
+import { compareMetrics } from "./metrics-cost.ts";
 import { measureSqlPort } from "./sql-port.ts";
 import { measureSeatChecks } from "./seat-checks.ts";
 import {
@@ -66,6 +67,11 @@ if (flags.edits) {
 
 if (flags.against) {
   await compareAgainst(flags.against.split(","), flags);
+  Deno.exit(0);
+}
+
+if (flags.metrics) {
+  await compareMetrics(flags);
   Deno.exit(0);
 }
 

@@ -17,9 +17,14 @@ const WARM_UP_SECONDS = 2;
 
 export interface Side {
   label: string;
-  server: RunningServer;
+  /** What wrk drives: the server itself, or a proxy in front of it (then `url` is the proxy's). */
+  server: Pick<RunningServer, "url" | "pid">;
   /** Scenarios this side cannot run (the bench's 1,000 keys exist only in its Postgres). */
   skips?: (scenario: Scenario) => boolean;
+  /** The processes whose CPU is the server's: `server.pid` unless given (the workers of `npm run start:workers`). */
+  cpuPids?: () => number[];
+  /** How the probes reach `server.url`: a client trusting the proxy's self-signed certificate; `fetch` unless given. */
+  fetch?: typeof fetch;
 }
 
 export interface SideRow {
@@ -31,7 +36,9 @@ let run = 0;
 let probeAddress = 0;
 
 /** The request a scenario sends to one server: with the ETag that server offered, for a 304. */
-async function requestFor(server: RunningServer, scenario: Scenario) {
+async function requestFor(side: Side, scenario: Scenario) {
+  const { server } = side;
+  const fetch = side.fetch ?? globalThis.fetch;
   const headers = { ...scenario.headers };
   if (scenario.conditional) {
     const response = await fetch(server.url + scenario.path, { headers: { ...headers, "x-forwarded-for": `198.51.100.${++probeAddress % 250}` } });
@@ -50,11 +57,12 @@ async function requestFor(server: RunningServer, scenario: Scenario) {
 
 async function measure(side: Side, scenario: Scenario, shape: Awaited<ReturnType<typeof requestFor>>): Promise<Measurement> {
   await runWrk(side.server.url + scenario.path, shape, { ...LOAD, seconds: WARM_UP_SECONDS }, (++run % 255) + 1);
-  const before = { at: performance.now(), server: cpuSeconds(side.server.pid), machine: machineBusySeconds() };
+  const serverCpu = () => (side.cpuPids?.() ?? [side.server.pid]).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const before = { at: performance.now(), server: serverCpu(), machine: machineBusySeconds() };
   const result = await runWrk(side.server.url + scenario.path, shape, LOAD, (++run % 255) + 1);
   const seconds = (performance.now() - before.at) / 1000;
   const percent = (cpu: number) => (cpu / seconds) * 100;
-  const server = percent(cpuSeconds(side.server.pid) - before.server);
+  const server = percent(serverCpu() - before.server);
   const generator = percent(result.generatorCpuSeconds);
   const other = Math.max(0, percent(machineBusySeconds() - before.machine) - server - generator);
   return { ...result, cpu: { server, postgres: 0, generator, other } };
@@ -79,7 +87,7 @@ export async function measureSideBySide(sides: Side[], scenarios: Scenario[], pr
     const taking = sides.filter((side) => !side.skips?.(scenario));
     const palindrome = [...taking, ...taking.toReversed()];
     for (const side of Array.from({ length: rounds }, () => palindrome).flat()) {
-      if (!shapes.has(side.label)) shapes.set(side.label, await requestFor(side.server, scenario));
+      if (!shapes.has(side.label)) shapes.set(side.label, await requestFor(side, scenario));
       const measured = await measure(side, scenario, shapes.get(side.label)!);
       runs.set(side.label, [...(runs.get(side.label) ?? []), measured]);
       progress(`${scenario.name}, ${side.label}: ${Math.round(measured.requestsPerSecond)} req/s, p99 ${measured.p99Ms.toFixed(1)} ms`);

@@ -1,8 +1,10 @@
 /// <reference lib="deno.ns" />
-// `npm run bench -- --workers[=1,4]`: the production start (`npm run start:workers`, deno serve
-// --parallel) with one worker beside two (or the counts given), in one run, on the routes that read
-// the database. All keep their limits in one redis-server, as several workers must
-// (functions/app/shared-by-workers.ts).
+// `npm run bench -- --workers[=1,4]`: the production start (`npm run start:workers`, a process per
+// worker) behind the shipped HAProxy, which spreads the requests among them, with one worker beside
+// two (or the counts given), in one run, on the routes that read the database. All keep their
+// limits in one redis-server, as several workers must (functions/app/shared-by-workers.ts). The
+// server CPU is the workers'; HAProxy's (TLS included) is counted as the machine's other load.
+import { type RunningProxy, startProxy } from "../support/haproxy.ts";
 import { startRedis } from "../support/redis.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
@@ -24,24 +26,35 @@ export async function compareWorkers(counts = [1, 2]): Promise<void> {
   const database = await benchDatabase();
   const redis = await startRedis();
   const servers: RunningServer[] = [];
+  const proxies: RunningProxy[] = [];
   try {
     const sides = [];
     for (const workers of counts) {
       // A database each: neither reads what the other's requests wrote (sightings).
       const url = await copyDatabase(database, `bench_workers_${workers}`);
+      // The proxy passes wrk's X-Forwarded-For on; the workers believe it from loopback (TRUST_PROXY).
       const server = await startServer(
         { DATABASE_URL: url, REDIS_URL: redis.url, TRUST_PROXY: "true", DENO_JOBS: String(workers) },
         undefined,
         { startScript: true, script: "start:workers" },
       );
       servers.push(server);
-      progress(`${workers} worker(s): listening at ${server.url}`);
-      sides.push({ label: `${workers} worker${workers > 1 ? "s" : ""}`, server });
+      const proxy = await startProxy(server.workers!, 20_000);
+      proxies.push(proxy);
+      progress(`${workers} worker(s) behind HAProxy at ${proxy.url}`);
+      const client = Deno.createHttpClient({ caCerts: [proxy.certificate] });
+      sides.push({
+        label: `${workers} worker${workers > 1 ? "s" : ""}`,
+        server: { url: `https://localhost:${proxy.port}`, pid: server.pid },
+        cpuPids: () => server.workers!.map((worker) => worker.pid),
+        fetch: ((input, init) => fetch(input, { ...init, client })) as typeof fetch,
+      });
     }
     const rows = await measureSideBySide(sides, scenarios.filter((s) => DATABASE_READS.includes(s.name)), progress);
-    console.log(`\nnpm run start:workers on ${navigator.hardwareConcurrency} cores, limits in Redis, Postgres direct: requests/s, mean of two interleaved runs each (wrk -t2 -c50, 8 s)`);
+    console.log(`\nnpm run start:workers behind HAProxy (TLS) on ${navigator.hardwareConcurrency} cores, limits in Redis, Postgres direct: requests/s, mean of two interleaved runs each (wrk -t2 -c50, 8 s)`);
     console.log(sideBySideTable(rows, sides.map((side) => side.label)));
   } finally {
+    for (const proxy of proxies) await proxy.stop();
     for (const server of servers) await server.stop();
     await redis.stop();
     await database.server.stop();

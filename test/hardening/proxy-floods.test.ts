@@ -240,7 +240,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
       undefined,
       { startScript: true, script: "start:workers", ulimit: { soft: DESCRIPTORS } },
     );
-    proxy = await startProxy(`127.0.0.1:${new URL(workers.url).port}`, DESCRIPTORS);
+    proxy = await startProxy(workers.workers!, DESCRIPTORS);
     // The workers answered through the proxy before any flood.
     expect((await send(proxy, SCHEDULE, nextKioskAddress())).status).toBe(200);
   }, 120_000);

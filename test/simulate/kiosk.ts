@@ -2,6 +2,7 @@ import { type Asked, readAnswer, type Reading } from "./answer-check.ts";
 import type { ChangeLedger } from "./change-ledger.ts";
 import type { DarkLedger, DarkWindow } from "./dark-kiosks.ts";
 import type { Kiosk } from "./fleet.ts";
+import type { Gateway } from "./gateway.ts";
 import { addressAt } from "./seats.ts";
 import type { Tally } from "./tally.ts";
 
@@ -13,6 +14,8 @@ export interface KioskContext {
   /** Each interval is pollMs times 1 ± up to this share, drawn anew each time. */
   jitter: number;
   timeoutMs: number;
+  /** The connections the kiosks' requests share to reach the server, as Supabase's gateway's (gateway.ts). */
+  gateway: Gateway;
   /** The simulation's clock (ms); kiosks stop polling at `endAt`. */
   now(): number;
   endAt: number;
@@ -35,8 +38,7 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   let response: Response;
   let body: string;
   try {
-    response = await fetch(context.baseUrl + path, { ...init, headers, signal: AbortSignal.timeout(context.timeoutMs) });
-    body = await response.text();
+    ({ response, body } = await context.gateway.fetch(context.baseUrl + path, { ...init, headers, signal: AbortSignal.timeout(context.timeoutMs) }));
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     const problem = timedOut ? `no answer within ${context.timeoutMs} ms` : String(error);

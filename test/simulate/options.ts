@@ -21,6 +21,8 @@ export const RunOptions = z.object({
   changeShare: share.default(0.01),
   jitter: z.coerce.number().min(0).max(0.5).default(0.1),
   timeoutSeconds: positive.default(10),
+  /** Connections the kiosks' requests share to the server, as Supabase's gateway holds (gateway.ts). */
+  connections: z.coerce.number().int().min(1).default(1000),
   faults: z.boolean().default(false),
   registerVenues: z.boolean().default(false),
   workerLife: z.coerce.number().min(10, "at least 10 seconds: a new server process takes a few to start").optional(),
@@ -72,6 +74,7 @@ const FLAGS = {
   "change-share": { type: "string", help: "--change-share S      share of schedules staff change each minute, in SQL (0.01)" },
   jitter: { type: "string", help: "--jitter S            each poll interval varies by up to this share, either way (0.1)" },
   "timeout-seconds": { type: "string", help: "--timeout-seconds S   a kiosk gives up on an answer after this long (10)" },
+  connections: { type: "string", help: "--connections N       connections the kiosks' requests share to the server, as Supabase's gateway's (1000)" },
   faults: { type: "boolean", help: "--faults              restart the database, pause it 3 s, restart Redis, during the run" },
   json: { type: "string", help: "--json FILE           write the summary there (it is always printed)" },
   statements: { type: "string", help: "--statements FILE     write the database's 40 costliest statements there (pg_stat_statements), JSON lines" },

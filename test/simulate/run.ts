@@ -13,6 +13,7 @@ import { type CorpusOptions, type CostOptions, parseOptions, type RunOptions, US
 import { costProfiles } from "./cost.ts";
 import { DarkLedger, darkWindow, judgeAlerts, prepareAlerts, runPasses, zoneForTenOClock } from "./dark-kiosks.ts";
 import { injectFaults } from "./faults.ts";
+import { openGateway } from "./gateway.ts";
 import { insertFleet, layoutFleet, registerVenues } from "./fleet.ts";
 import { runKiosk } from "./kiosk.ts";
 import { meters as openMeters, type Reading } from "./meters.ts";
@@ -152,8 +153,9 @@ async function simulate(options: RunOptions): Promise<number> {
     })();
 
     const darkLedger = new DarkLedger();
+    const gateway = openGateway(options.connections);
     const context = {
-      baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, now, endAt: runMs, tally, ledger,
+      baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, gateway, now, endAt: runMs, tally, ledger,
       dark: window && { window, ledger: darkLedger },
     };
     if (window && options.perAddress.high * (60 / options.pollSeconds) > 10) {
@@ -293,7 +295,7 @@ async function simulate(options: RunOptions): Promise<number> {
         serverCpuSeconds: perDay(last.serverCpuSeconds - first.serverCpuSeconds),
         databaseCpuSeconds: perDay(last.databaseCpuSeconds - first.databaseCpuSeconds),
       },
-      peakConnections: peak,
+      peakConnections: { ...peak, toServer: gateway.most() },
       alerts,
       seats,
       ...(seatPatterns ? { seatPatterns } : {}),
@@ -302,6 +304,7 @@ async function simulate(options: RunOptions): Promise<number> {
     const serverLogs = production.server.logs();
     log(`requests the server shed as back-pressure (database_busy): at least ${shedInLogs(serverLogs)}; times it found the database unavailable: ${serverLogs.split('"event":"database_unavailable"').length - 1}`);
     for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);
+    gateway.close();
     const text = JSON.stringify(Summary.parse(summary), null, 2);
     console.log(text);
     if (options.json) writeFileSync(options.json, text + "\n");

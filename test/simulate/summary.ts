@@ -63,8 +63,11 @@ export const Summary = z.object({
   latencyMs: z.object({ p50: z.number(), p99: z.number() }),
   changes: z.object({ made: z.number().int(), seenInTime: z.number().int() }),
   perKioskDay: PerKioskDay,
-  /** The most connections seen at once: the server's to the pooler, the pooler's to Postgres. */
-  peakConnections: z.object({ toPooler: z.number().int(), toDatabase: z.number().int() }),
+  /**
+   * The most connections seen at once: the server's to the pooler, the pooler's to Postgres, and the
+   * kiosks' requests' to the server through the gateway's pool (`--connections`; absent in older summaries).
+   */
+  peakConnections: z.object({ toPooler: z.number().int(), toDatabase: z.number().int(), toServer: z.number().int().optional() }),
   /** Kiosks that went dark and came back, and the offline alerts they caused (dark-kiosks.ts); absent in older summaries. */
   alerts: z.object({
     zone: z.string(),

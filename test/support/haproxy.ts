@@ -5,7 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnv } from "./child-env.ts";
 import { freePort } from "./postgres-server.ts";
+import type { RunningWorker } from "./server.ts";
 
+/** The command the docs give for a local certificate. */
+const LOCAL_CERTIFICATE = new URL("../../functions/production/local-certificate.sh", import.meta.url).pathname;
 /** The shipped configuration, as operators run it. */
 const CONFIG = new URL("../../functions/production/haproxy.cfg", import.meta.url).pathname;
 
@@ -32,34 +35,41 @@ export interface RunningProxy {
 }
 
 /**
- * Debian's haproxy running functions/production/haproxy.cfg in front of `upstream`, with a
- * self-signed certificate for `localhost` made here (openssl), under `ulimit -n` of `descriptors`.
- * It listens on `port` of both loopbacks, 127.0.0.1 and ::1, so IPv6 clients reach it too.
+ * The shipped file's server lines (`server wN 127.0.0.1:<port> port <admin port>`) pointed at the
+ * ports the test's workers took: worker N's API and admin listener. What they name by default
+ * (8000 and 9000 up) another test run may hold.
+ */
+function pointedAt(config: string, workers: RunningWorker[]): string {
+  return config.replace(/server w(\d+) 127\.0\.0\.1:\d+ port \d+/g, (line, n: string) => {
+    const worker = workers[Number(n) - 1];
+    return worker ? `server w${n} 127.0.0.1:${new URL(worker.url).port} port ${new URL(worker.adminUrl).port}` : line;
+  });
+}
+
+/**
+ * Debian's haproxy running functions/production/haproxy.cfg in front of `workers` (those of
+ * `npm run start:workers`, each checked on its admin listener), with a certificate for `localhost`
+ * made by the docs' command (a leaf, not a CA), under `ulimit -n` of `descriptors`. It listens on `port`
+ * of both loopbacks, 127.0.0.1 and ::1, so IPv6 clients reach it too.
  *
  * @example
- * const proxy = await startProxy("127.0.0.1:8000", 1024);
+ * const proxy = await startProxy(server.workers!, 1024);
  */
-export async function startProxy(upstream: string, descriptors: number): Promise<RunningProxy> {
+export async function startProxy(workers: RunningWorker[], descriptors: number): Promise<RunningProxy> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-haproxy-"));
-  const key = join(dir, "key.pem");
-  const cert = join(dir, "cert.pem");
-  // An ECDSA key: a flood of handshakes costs the proxy less than with RSA.
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
-    "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-  ], { stdio: "ignore" });
-  const certificate = readFileSync(cert, "utf8");
-  const bundle = join(dir, "bundle.pem");
-  writeFileSync(bundle, certificate + readFileSync(key, "utf8"));
+  // The certificate operators make (functions/production/local-certificate.sh): a leaf for localhost.
+  execFileSync("sh", [LOCAL_CERTIFICATE, "localhost", dir], { stdio: "ignore" });
+  const certificate = readFileSync(join(dir, "tls-certificate.pem"), "utf8");
+  const bundle = join(dir, "tls.pem");
   const port = await freePort();
   const shipped = readFileSync(CONFIG, "utf8");
   if (!/^global\n/m.test(shipped) || !/^defaults\n/m.test(shipped)) throw new Error(`${CONFIG}: no global or defaults section to add logging to`);
   const config = join(dir, "haproxy.cfg");
-  writeFileSync(config, shipped.replace(/^global\n/m, `global\n${LOGGING.global}`).replace(/^defaults\n/m, `defaults\n${LOGGING.defaults}`));
+  writeFileSync(config, pointedAt(shipped, workers).replace(/^global\n/m, `global\n${LOGGING.global}`).replace(/^defaults\n/m, `defaults\n${LOGGING.defaults}`));
   // To a file, not a pipe: HAProxy drops log lines a pipe's reader is too busy to take.
   const log = join(dir, "haproxy.log");
   const child = spawn("sh", ["-c", `ulimit -Sn ${descriptors} && ulimit -Hn ${descriptors} && exec haproxy -db -f "$0" 2>"$1"`, config, log], {
-    env: childEnv({ CADENCE_PROXY_BIND: `127.0.0.1:${port},::1:${port}`, CADENCE_TLS_CERT: bundle, CADENCE_UPSTREAM: upstream }),
+    env: childEnv({ CADENCE_PROXY_BIND: `127.0.0.1:${port},::1:${port}`, CADENCE_TLS_CERT: bundle, CADENCE_WORKERS: String(workers.length) }),
     stdio: ["ignore", "pipe", "ignore"],
   });
   let printed = "";

@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { childEnv } from "./child-env.ts";
 import { assertRealClockOnly } from "./clock.ts";
 import { leaksIn } from "./log-leaks.ts";
@@ -32,9 +33,20 @@ export interface StartOptions {
   root?: URL;
 }
 
-export interface RunningServer {
-  /** Base URL, e.g. http://127.0.0.1:43127 */
+/** One worker of `npm run start:workers`: its API, its admin listener and its process, as it started. */
+export interface RunningWorker {
   url: string;
+  adminUrl: string;
+  pid: number;
+}
+
+export interface RunningServer {
+  /** Base URL, e.g. http://127.0.0.1:43127; under `start:workers`, the first worker's. */
+  url: string;
+  /** The admin listener's base URL (`/live`, `/ready`, `/metrics`), when ADMIN_PORT opened one. */
+  adminUrl?: string;
+  /** Under `start:workers`: every worker, in order. */
+  workers?: RunningWorker[];
   /** On PGlite: the loopback port where psql reaches the embedded database (db/sql-port.ts). */
   sqlPort?: number;
   /** Everything the server printed so far. */
@@ -70,7 +82,15 @@ export async function startServer(
   const args = ["run", "-A", ...(startScript.match(/--v8-flags=\S+/g) ?? []), entry];
   // The figure npm start reports, so the server caps its connections as it would under npm start.
   const limit = options.ulimit ? String(options.ulimit.soft) : execFileSync("sh", ["-c", "ulimit -Sn"], { encoding: "utf8" }).trim();
-  const spawnOptions = { cwd: root.pathname, env: childEnv({ PORT: "0", SQL_PORT: "0", FILE_DESCRIPTOR_LIMIT: limit, ...env }), stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"] };
+  // Under start:workers every worker takes free ports, and the supervisor's process group is
+  // signalled whole, so no worker outlives a test.
+  const workers = options.startScript === true && options.script === "start:workers";
+  const spawnOptions = {
+    cwd: root.pathname,
+    env: childEnv({ PORT: "0", SQL_PORT: "0", ...(workers && { ADMIN_PORT: "0" }), FILE_DESCRIPTOR_LIMIT: limit, ...env }),
+    stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"],
+    detached: workers,
+  };
   let child;
   if (options.ulimit || options.startScript) {
     // The soft limit first: a hard limit under the current soft one is refused. Every step execs,
@@ -88,7 +108,7 @@ export async function startServer(
     const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      const match = /"event":"listening","port":(\d+)/.exec(output);
+      const match = workers ? /"event":"workers_ready","workers":\d+,"ports":\[(\d+)/.exec(output) : /"event":"listening","port":(\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(Number(match[1]));
@@ -101,10 +121,18 @@ export async function startServer(
       reject(new Error(`${entry} exited with ${code}:\n${output}`));
     });
   });
+  const signalServer = (signal: NodeJS.Signals) => {
+    try {
+      if (workers) process.kill(-child.pid!, signal);
+      else child.kill(signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
   const stopWith = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal);
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      const timer = setTimeout(() => signalServer("SIGKILL"), 5_000);
       await exited;
       clearTimeout(timer);
     }
@@ -112,12 +140,49 @@ export async function startServer(
     if (leaks.length > 0) throw new Error(`${entry} printed ${leaks.join(", ")}:\n${output}`);
   };
   const sqlPort = /"sql":"psql -h 127\.0\.0\.1 -p (\d+)/.exec(output)?.[1];
+  const adminPort = /"event":"listening","port":\d+,"host":"[^"]*","adminPort":(\d+)/.exec(output)?.[1];
+  const ready = /"event":"workers_ready","workers":\d+,"ports":\[([\d,]+)\],"adminPorts":\[([\d,]+)\]/.exec(output);
+  const local = (port: string) => `http://127.0.0.1:${port}`;
   return {
     url: `http://127.0.0.1:${port}`,
+    adminUrl: adminPort ? local(adminPort) : undefined,
+    workers: ready
+      ? ready[1].split(",").map((port, i) => ({
+        url: local(port),
+        adminUrl: local(ready[2].split(",")[i]),
+        pid: Number(new RegExp(`"event":"listening","port":${port},.*"pid":(\\d+)`).exec(output)![1]),
+      }))
+      : undefined,
     sqlPort: sqlPort ? Number(sqlPort) : undefined,
     logs: () => output,
     pid: child.pid ?? 0,
     stop: () => stopWith("SIGTERM"),
-    kill: () => stopWith("SIGKILL"),
+    kill: async () => {
+      if (workers && child.exitCode === null && child.signalCode === null) signalServer("SIGKILL");
+      await stopWith("SIGKILL");
+    },
   };
+}
+
+/** Whether a loopback listener can take `port` now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The first of `count` consecutive ports free now, for `npm run start:workers` started where a
+ * restart must find its workers again (PORT + i - 1 and ADMIN_PORT + i - 1); drawn at random from
+ * 20000-32000, below Linux's default range of ephemeral ports (32768 up), so that no outgoing
+ * connection takes one meanwhile.
+ */
+export async function freePortRange(count: number): Promise<number> {
+  for (;;) {
+    const first = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(first + i)));
+    if (free.every(Boolean)) return first;
+  }
 }

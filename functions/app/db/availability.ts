@@ -23,7 +23,7 @@ export const BUSY_LOG_EVERY_MS = 10_000;
  * @example
  * const db = withAvailability(openPostgres(url), log);
  */
-export function withAvailability(inner: Database, log: Logger, probeEveryMs = PROBE_EVERY_MS): Database {
+export function withAvailability(inner: Database, log: Logger, probeEveryMs = PROBE_EVERY_MS): Database & { available(): boolean } {
   let downSince: number | null = null;
   let lastError = "";
   let probe: ReturnType<typeof setTimeout> | undefined;
@@ -74,6 +74,8 @@ export function withAvailability(inner: Database, log: Logger, probeEveryMs = PR
       }
     },
     script: (text) => inner.script(text),
+    /** Whether statements go to the database now (false while it is marked unavailable). */
+    available: () => downSince === null,
     close() {
       closed = true;
       clearTimeout(probe);

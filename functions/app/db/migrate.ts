@@ -21,6 +21,27 @@ export interface MigrationReport {
   seeded: boolean;
 }
 
+/** This checkout's migration files, in the order they apply. */
+async function migrationFiles(): Promise<string[]> {
+  return (await readdir(migrationsDir)).filter((file) => file.endsWith(".sql")).sort();
+}
+
+/**
+ * This checkout's migrations that `db` has not recorded: where the server does not migrate
+ * (`SUPABASE_DB_URL`, which `supabase db push` brings up to date), what it still waits for before it
+ * is ready. Every one when the database has no ledger yet.
+ *
+ * @example
+ * await pendingMigrations(db); // ["20261127000100_kiosk_watch.sql"] until `supabase db push` ran
+ */
+export async function pendingMigrations(db: Database): Promise<string[]> {
+  const ledgerExists = await db.query<{ exists: boolean }>("select to_regclass('supabase_migrations.schema_migrations') is not null as exists");
+  const recorded = ledgerExists[0].exists
+    ? new Set((await db.query<{ version: string }>("select version from supabase_migrations.schema_migrations")).map((row) => row.version))
+    : new Set<string>();
+  return (await migrationFiles()).filter((file) => !recorded.has(file.split("_")[0]));
+}
+
 /** Escapes a value as a SQL literal; only used for our own file names and file contents. */
 function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
@@ -67,9 +88,8 @@ async function migrateLocked(db: Database, options: { seed: boolean }): Promise<
     ),
   );
   const isNew = done.size === 0;
-  const files = (await readdir(migrationsDir)).filter((file) => file.endsWith(".sql")).sort();
   const pending: Array<{ file: string; script: string }> = [];
-  for (const file of files) {
+  for (const file of await migrationFiles()) {
     const [version, ...rest] = file.slice(0, -".sql".length).split("_");
     if (done.has(version)) continue;
     const body = await readFile(new URL(file, migrationsDir), "utf8");

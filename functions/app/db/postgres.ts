@@ -24,6 +24,14 @@ export interface PostgresOptions {
   deadlineMs?: number;
 }
 
+/** A pool's connections at one moment: its size, those open, those idle, and statements waiting for one. */
+export interface PoolUse {
+  max: number;
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 /**
  * What the driver reports about the connection (refused, ended, timed out: no SQLSTATE) as
  * `DatabaseUnavailable`. A server's error keeps its SQLSTATE, which says itself whether the server
@@ -62,11 +70,12 @@ const QUERY_TIMEOUT = "Query read timeout";
  * @example
  * const db = openPostgres(process.env.DATABASE_URL, { max: 10 });
  */
-export function openPostgres(url: string, options: PostgresOptions = {}): Database {
+export function openPostgres(url: string, options: PostgresOptions = {}): Database & { use(): PoolUse } {
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const max = options.max ?? 10;
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.max ?? 10,
+    max,
     application_name: "cadence",
     connectionTimeoutMillis: deadlineMs,
     // Idle connections stay open: a kiosk's request should not wait for a new one.
@@ -136,5 +145,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Databa
       }
     },
     close: () => pool.end(),
+    /** The pool's connections now, for the admin listener's metrics. */
+    use: () => ({ max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

@@ -1,6 +1,13 @@
 import type { Database, QueryOptions } from "./database.ts";
 import { DatabaseBusy } from "./unavailable.ts";
 
+/** A write lane at one moment: its slots, those held, and writes waiting for one. */
+export interface LaneUse {
+  slots: number;
+  busy: number;
+  waiting: number;
+}
+
 /**
  * Connections of the pool a write lane leaves to reads: the schedule, legacy, validation and
  * entitlement reads each run one statement at a time, and rarely all at once.
@@ -27,7 +34,7 @@ export function writeSlots(poolSize: number, deadlineMs: number): { slots: numbe
  * const db = withAvailability(writeLane(openPostgres(url, { max: 10 }), { slots: 7, deadlineMs: 2_000 }), log);
  * await writesOf(db).query("select n, outcome from cadence.set_system_names($1::text[], $2::text[])", [keys, names]);
  */
-export function writeLane(db: Database, options: { slots: number; deadlineMs: number }): Database {
+export function writeLane(db: Database, options: { slots: number; deadlineMs: number }): Database & { use(): LaneUse } {
   let busy = 0;
   const waiting: Array<() => void> = [];
 
@@ -69,6 +76,8 @@ export function writeLane(db: Database, options: { slots: number; deadlineMs: nu
     },
     script: (text) => db.script(text),
     close: () => db.close(),
+    /** The slots now, for the admin listener's metrics. */
+    use: () => ({ slots: options.slots, busy, waiting: waiting.length }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
+import { BODY_DEADLINE_MS } from "./body.ts";
 
 /**
  * How often the server tries to listen again on its port. Deno.serve's accept loop ends at the
@@ -10,11 +11,22 @@ import { errorMessage } from "../log.ts";
  */
 export const RELISTEN_INTERVAL_MS = 2_000;
 
+/**
+ * The longest a shutdown waits for the requests under way before it stops accepting: a request
+ * body arrives within `BODY_DEADLINE_MS`, and one second more covers the answer to the last.
+ */
+export const QUIET_WITHIN_MS = BODY_DEADLINE_MS + 1_000;
+
 export interface SelfHostedServer {
   /** The address listened on, as Deno reports it. */
   hostname: string;
   port: number;
-  /** Stops accepting, and resolves once every request under way is answered. */
+  /**
+   * Once no request is under way (at most `QUIET_WITHIN_MS`), stops accepting, and resolves once
+   * every request still under way is answered. Deno's own shutdown cuts a request whose body is
+   * still arriving (its body reads fail with BadResource: the client gets a 400 for a body it was
+   * sending), so it is asked for only once none is.
+   */
   shutdown(): Promise<void>;
 }
 
@@ -38,11 +50,22 @@ export interface SelfHostedOptions {
  */
 export async function serveSelfHosted(options: SelfHostedOptions): Promise<SelfHostedServer> {
   const servers = new Set<Deno.HttpServer<Deno.NetAddr>>();
+  let underWay = 0;
+  let quiet: (() => void) | undefined;
+  async function handle(request: Request, remoteAddr: string) {
+    underWay += 1;
+    try {
+      return await options.handler(request, remoteAddr);
+    } finally {
+      underWay -= 1;
+      if (underWay === 0) quiet?.();
+    }
+  }
   /** Listens on `port` (throws AddrInUse while a listener of ours still holds it). */
   const serve = (port: number, onListen: (address: Deno.NetAddr) => void) => {
     const server = Deno.serve(
       { hostname: options.hostname, port, onListen },
-      (request, info) => options.handler(request, info.remoteAddr.hostname),
+      (request, info) => handle(request, info.remoteAddr.hostname),
     );
     servers.add(server);
     server.finished.then(
@@ -67,6 +90,14 @@ export async function serveSelfHosted(options: SelfHostedOptions): Promise<SelfH
     port,
     shutdown: async () => {
       clearInterval(relisten);
+      if (underWay > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await new Promise<void>((resolve) => {
+          quiet = resolve;
+          timer = setTimeout(resolve, QUIET_WITHIN_MS);
+        });
+        clearTimeout(timer);
+      }
       await Promise.all([...servers].map((server) => server.shutdown()));
     },
   };

@@ -48,6 +48,8 @@ export interface SightingsWriter extends KioskSightings {
   flush(): Promise<void>;
   /** Stops the timer and writes what is still held, however recently its key was written. */
   close(): Promise<void>;
+  /** The keys whose sightings are held for the next write. */
+  held(): number;
 }
 
 export interface SightingsOptions {
@@ -164,6 +166,7 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
       schedule();
     },
     flush: () => enqueue(false),
+    held: () => pending.size,
     async close() {
       clearTimeout(timer);
       timer = undefined;

@@ -5,6 +5,7 @@ import { errorMessage } from "../log.ts";
 import { canonicalIp, ipv4, ipv6, mask4, mask6, parseNetwork, rateLimitClient } from "../ip-address.ts";
 import type { ClientAllowances } from "../rate-limit/limiter.ts";
 import { type Venue, venueLimits } from "./venue-limit.ts";
+import { unrefTimer } from "../unref-timer.ts";
 
 /**
  * How often an instance reads the registrations again: a change reaches every running instance
@@ -134,10 +135,4 @@ function put<A>(table: Map<number, Map<A, Venue>>, length: number, network: A, v
   let venues = table.get(length);
   if (!venues) table.set(length, (venues = new Map()));
   venues.set(network, venue);
-}
-
-/** A timer that must not keep the process (or an edge worker) alive: Node's `unref()`, Deno's `Deno.unrefTimer`. */
-function unrefTimer(timer: unknown) {
-  if (typeof timer === "object" && timer !== null && "unref" in timer) (timer as { unref(): void }).unref();
-  else (globalThis as { Deno?: { unrefTimer(id: number): void } }).Deno?.unrefTimer(timer as number);
 }
