@@ -224,7 +224,7 @@ select is(pg_temp.executors('cadence.license_key_playing'), '{authenticated,serv
 
 -- cadence.change_author
 select has_function('cadence', 'change_author', 'change_author exists');
-select is(cadence.change_author(), 'role ' || session_user, 'change_author: staff and the API are named by their database login');
+select is(cadence.change_author(), 'role ' || session_user::text collate "default", 'change_author: staff and the API are named by their database login');
 select set_config('request.jwt.claims', '{"sub": "e4200000-0000-4000-8000-000000000001"}', true);
 select is(cadence.change_author(), 'account holder e4200000-0000-4000-8000-000000000001', 'change_author: a signed-in account holder is named by their Auth user id');
 select set_config('request.jwt.claims', '', true);
