@@ -94,6 +94,30 @@ ALTER TABLE ONLY public.schedule_block_proclamations
 
 CREATE INDEX schedule_block_proclamations_proclamation_id_idx ON public.schedule_block_proclamations USING btree (proclamation_id);
 
+CREATE FUNCTION cadence.canonical_json(p_value jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO ''
+    AS $$
+begin
+  -- A jsonb scalar prints as JSON.stringify prints it for what payloads hold (strings, integers,
+  -- booleans, null). Keys compare byte-wise, as JavaScript sorts the payload's ASCII keys.
+  case pg_catalog.jsonb_typeof(p_value)
+    when 'object' then
+      return '{' || coalesce((
+        select pg_catalog.string_agg(pg_catalog.to_json(e.key)::text || ':' || cadence.canonical_json(e.value), ',' order by e.key collate "C")
+        from pg_catalog.jsonb_each(p_value) as e), '') || '}';
+    when 'array' then
+      return '[' || coalesce((
+        select pg_catalog.string_agg(cadence.canonical_json(a.value), ',' order by a.n)
+        from pg_catalog.jsonb_array_elements(p_value) with ordinality as a(value, n)), '') || ']';
+    else
+      return p_value::text;
+  end case;
+end
+$$;
+
+COMMENT ON FUNCTION cadence.canonical_json(p_value jsonb) IS 'JSON with every object''s keys sorted and no whitespace: one spelling for equal content, the text cadence.schedule_version hashes.';
+
 CREATE FUNCTION cadence.schedule_version(p_payload json) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO ''

@@ -51,9 +51,6 @@ GRANT ALL ON FUNCTION cadence.license_key_owner(p_key text) TO service_role;
 REVOKE ALL ON FUNCTION cadence.canonical_frequencies() FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.canonical_frequencies() TO service_role;
 
-REVOKE ALL ON FUNCTION cadence.canonical_json(p_value jsonb) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.canonical_json(p_value jsonb) TO service_role;
-
 REVOKE ALL ON FUNCTION cadence.categories_json() FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.categories_json() TO service_role;
 
@@ -144,6 +141,9 @@ GRANT ALL ON FUNCTION cadence.license_key_time_zone(p_key text) TO authenticated
 GRANT ALL ON FUNCTION cadence.license_key_time_zone(p_key text) TO service_role;
 
 -- 06_schedules.sql
+
+REVOKE ALL ON FUNCTION cadence.canonical_json(p_value jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.canonical_json(p_value jsonb) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.change_author() FROM PUBLIC;
 
