@@ -18,6 +18,8 @@ CREATE TABLE public.accounts (
     CONSTRAINT account_email_has_no_invisible_characters CHECK ((email !~ '[[:cntrl:]\u0080-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'::text)),
     CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
     CONSTRAINT auth_link_attempts_are_not_negative CHECK ((auth_link_attempts >= 0)),
+    -- At least a minute: kiosks poll every minute, and their sightings are written up to ~35 s
+    -- after the call (functions/app/kiosk/sightings.ts), so a shorter span alerts on healthy kiosks.
     CONSTRAINT offline_alert_after_is_between_a_minute_and_a_week CHECK (((offline_alert_after >= '00:01:00'::interval) AND (offline_alert_after <= '7 days'::interval)))
 );
 

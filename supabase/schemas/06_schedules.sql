@@ -46,6 +46,7 @@ CREATE TABLE public.schedule_blocks (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     schedule_id uuid NOT NULL,
     weekday text,
+    -- `time` accepts 00:00 to 24:00, so an out-of-range time never gets in.
     start_time time without time zone NOT NULL,
     end_time time without time zone NOT NULL,
     dynamic_audio boolean DEFAULT false NOT NULL,
@@ -75,12 +76,14 @@ CREATE INDEX schedule_blocks_schedule_id_idx ON public.schedule_blocks USING btr
 CREATE TABLE public.schedule_block_proclamations (
     block_id uuid NOT NULL,
     "position" integer NOT NULL,
+    -- Restrict: a proclamation still scheduled cannot be deleted, so no block points to a missing one.
     proclamation_id uuid NOT NULL,
     CONSTRAINT block_position_is_positive CHECK (("position" >= 1))
 );
 
 COMMENT ON TABLE public.schedule_block_proclamations IS 'The proclamations a block plays, in position order (1, 2, ...). The same proclamation may appear more than once.';
 
+-- Checked at the end of each statement, so one update can swap or renumber positions.
 ALTER TABLE ONLY public.schedule_block_proclamations
     ADD CONSTRAINT block_position_is_unique PRIMARY KEY (block_id, "position") DEFERRABLE;
 

@@ -26,7 +26,10 @@ COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls
 CREATE TABLE public.kiosk_sightings (
     license_key text NOT NULL,
     last_seen_at timestamp with time zone NOT NULL,
+    -- Null when the call's client IP was unknown (http/client-ip.ts).
     last_seen_ip inet,
+    -- The version last sent to the kiosk in a 200, or named by its If-None-Match in a 304; null until
+    -- it reads a schedule.
     schedule_version_held text,
     system_name_written text,
     system_name_changes integer DEFAULT 0 NOT NULL,

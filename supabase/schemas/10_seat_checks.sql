@@ -40,6 +40,7 @@ CREATE TABLE public.seat_suspicions (
     first_flagged_at timestamp with time zone NOT NULL,
     last_flagged_at timestamp with time zone NOT NULL,
     flags integer DEFAULT 1 NOT NULL,
+    -- The rules of 20261126000600 and 20261126000700 stay known: the rows they flagged are history.
     CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text, 'uneven_polls'::text]) AND (cardinality(rules) > 0)))
 );
 

@@ -14,6 +14,7 @@ CREATE TABLE public.venue_addresses (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_by text NOT NULL,
     CONSTRAINT venue_address_holds_at_least_one_kiosk CHECK ((kiosks >= 1)),
+    -- Wider ranges hold other people: an ISP's customers, a cloud's tenants.
     CONSTRAINT venue_address_is_at_most_an_ipv4_24_or_ipv6_48 CHECK (
 CASE family((network)::inet)
     WHEN 4 THEN (masklen((network)::inet) >= 24)
@@ -46,6 +47,7 @@ CREATE TABLE public.venue_address_changes (
     venue_address_id uuid NOT NULL,
     account_id uuid NOT NULL,
     change text NOT NULL,
+    -- The row after the change; for a deletion, the row deleted.
     network cidr NOT NULL,
     kiosks integer NOT NULL,
     changed_at timestamp with time zone DEFAULT now() NOT NULL,

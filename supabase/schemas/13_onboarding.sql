@@ -31,6 +31,7 @@ CREATE TABLE public.onboarding_idempotency_keys (
     CONSTRAINT idempotency_body_digest_is_sha256 CHECK ((octet_length(body_sha256) = 32)),
     CONSTRAINT idempotency_expires_after_creation CHECK ((expires_at > created_at)),
     CONSTRAINT idempotency_id_is_printable_ascii CHECK ((id ~ '^[!-~]{1,255}$'::text)),
+    -- A row is either running (a claim with its lease) or done (the answer to replay), never both.
     CONSTRAINT idempotency_is_running_or_done CHECK ((((claim_token IS NOT NULL) AND (claimed_until IS NOT NULL) AND (response_status IS NULL) AND (response_body IS NULL)) OR ((claim_token IS NULL) AND (claimed_until IS NULL) AND (response_status IS NOT NULL) AND (response_body IS NOT NULL)))),
     CONSTRAINT idempotency_response_status_is_http CHECK (((response_status >= 100) AND (response_status <= 599))),
     CONSTRAINT idempotency_source_is_known CHECK ((source = ANY (ARRAY['idempotency-key'::text, 'webhook-id'::text])))

@@ -13,6 +13,8 @@ GRANT USAGE ON SCHEMA cadence TO service_role;
 REVOKE ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) TO service_role;
 
+-- Account holders: read and change their account's zone and alert threshold, and their keys' zone
+-- and mute switch. Nothing else of either table becomes writable to them.
 GRANT ALL ON TABLE public.accounts TO service_role;
 
 GRANT SELECT(id) ON TABLE public.accounts TO authenticated;
@@ -25,6 +27,8 @@ GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.accounts TO authentica
 
 GRANT SELECT(offline_alert_after),UPDATE(offline_alert_after) ON TABLE public.accounts TO authenticated;
 
+-- Their license keys, by the pairing rule: key, activity, the kiosk's system name, last validation.
+-- Only the kiosk writes a system name; staff own activity, owner links and stored e-mails.
 GRANT ALL ON TABLE public.license_keys TO service_role;
 
 GRANT SELECT(key) ON TABLE public.license_keys TO authenticated;
@@ -74,6 +78,7 @@ GRANT ALL ON FUNCTION cadence.proclamations_json() TO service_role;
 
 GRANT ALL ON TABLE public.account_proclamations TO service_role;
 
+-- The catalogue, for account holders only (an Auth user linked to no account reads nothing).
 GRANT ALL ON TABLE public.categories TO service_role;
 GRANT SELECT ON TABLE public.categories TO authenticated;
 
@@ -92,6 +97,8 @@ GRANT SELECT ON TABLE public.groups TO authenticated;
 
 GRANT ALL ON SEQUENCE public.groups_id_seq TO service_role;
 
+-- Proclamations: only those the account is entitled to and that are served. Entitlements
+-- themselves (account_proclamations) stay staff-only.
 GRANT ALL ON TABLE public.proclamations TO service_role;
 GRANT SELECT ON TABLE public.proclamations TO authenticated;
 
@@ -200,6 +207,7 @@ GRANT ALL ON FUNCTION cadence.served_schedules(p_keys text[]) TO service_role;
 REVOKE ALL ON FUNCTION cadence.unscheduled_payload() FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.unscheduled_payload() TO service_role;
 
+-- What their blocks play: only proclamations the account is entitled to.
 GRANT ALL ON TABLE public.schedule_block_proclamations TO service_role;
 GRANT DELETE ON TABLE public.schedule_block_proclamations TO authenticated;
 
@@ -209,6 +217,7 @@ GRANT SELECT("position"),INSERT("position"),UPDATE("position") ON TABLE public.s
 
 GRANT SELECT(proclamation_id),INSERT(proclamation_id),UPDATE(proclamation_id) ON TABLE public.schedule_block_proclamations TO authenticated;
 
+-- Blocks of their own schedules; a block stays in the schedule it was created in.
 GRANT ALL ON TABLE public.schedule_blocks TO service_role;
 GRANT DELETE ON TABLE public.schedule_blocks TO authenticated;
 
@@ -226,6 +235,8 @@ GRANT SELECT(dynamic_audio),INSERT(dynamic_audio),UPDATE(dynamic_audio) ON TABLE
 
 GRANT ALL ON TABLE public.schedule_payloads TO service_role;
 
+-- Schedules: the owner (a key or the account) is chosen at creation; afterwards only the type
+-- changes (the type-change trigger still refuses one that would misfit a block).
 GRANT ALL ON TABLE public.schedules TO service_role;
 GRANT DELETE ON TABLE public.schedules TO authenticated;
 
@@ -263,6 +274,8 @@ GRANT ALL ON FUNCTION cadence.mark_email_sent(p_id uuid, p_now timestamp with ti
 
 -- 08_kiosk_sightings.sql
 
+-- Account holders read their own rows whole (a select * keeps working): times and counts of their
+-- own kiosk's calls, no address.
 GRANT ALL ON TABLE public.kiosk_sightings TO service_role;
 
 GRANT SELECT(license_key) ON TABLE public.kiosk_sightings TO authenticated;
@@ -296,6 +309,7 @@ GRANT ALL ON FUNCTION cadence.queue_kiosk_alert_email(p_dark uuid[], p_back uuid
 REVOKE ALL ON FUNCTION cadence.unannounced_kiosk_alerts() FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.unannounced_kiosk_alerts() TO service_role;
 
+-- Account holders: the outages of their own keys (not which e-mails announced them), and the uptime.
 GRANT ALL ON TABLE public.kiosk_outages TO service_role;
 
 GRANT SELECT(id) ON TABLE public.kiosk_outages TO authenticated;
@@ -331,6 +345,8 @@ GRANT ALL ON FUNCTION cadence.seat_digest(p_now timestamp with time zone) TO ser
 REVOKE ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) TO service_role;
 
+-- Account holders: their own keys' flags and the counts on their sightings (granted with the rest of
+-- the row, so a holder's select * keeps working), not the networks (which name whoever copied).
 GRANT ALL ON TABLE public.seat_suspicions TO service_role;
 
 GRANT SELECT(license_key) ON TABLE public.seat_suspicions TO authenticated;
@@ -355,6 +371,7 @@ GRANT ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timest
 REVOKE ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) TO service_role;
 
+-- Account holders: the view, and the sightings of their own keys.
 GRANT ALL ON TABLE public.kiosk_status TO service_role;
 GRANT SELECT ON TABLE public.kiosk_status TO authenticated;
 
@@ -374,6 +391,8 @@ REVOKE ALL ON FUNCTION cadence.record_venue_address_change() FROM PUBLIC;
 REVOKE ALL ON FUNCTION cadence.venue_allowances(p_most integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.venue_allowances(p_most integer) TO service_role;
 
+-- Account holders: their own account's registrations. The account and the audit columns are not
+-- theirs to write; the trigger sets the audit columns, and account_id is checked by the policies.
 GRANT DELETE ON TABLE public.venue_addresses TO authenticated;
 
 GRANT SELECT(id) ON TABLE public.venue_addresses TO authenticated;
@@ -429,6 +448,7 @@ GRANT ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error t
 
 -- 15_account_holders.sql
 
+-- A policy's function calls run as the querying role: account holders execute these, and only these.
 REVOKE ALL ON FUNCTION cadence.holder_account_id() FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.holder_account_id() TO authenticated;
 
