@@ -46,7 +46,7 @@ $$;
 
 COMMENT ON FUNCTION cadence.license_pairing(p_key text, p_email text) IS 'Outcome of pairing a key with an e-mail: key_not_found, user_not_found, not_owner or paired, with the key''s activity and the account id.';
 
--- Validation pairs its whole batch in one call; the rest is as before (batched_license_validation).
+-- License validation (spec 4.3) for a batch: pairs it in one call, then records the valid keys.
 CREATE FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) RETURNS TABLE(n bigint, outcome text, owner_email text)
     LANGUAGE plpgsql
     SET search_path TO ''

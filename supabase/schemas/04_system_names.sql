@@ -222,7 +222,7 @@ $$;
 
 COMMENT ON FUNCTION cadence.system_name_shows(p_name text) IS 'Whether a system name (in cadence.system_name_form) shows something: no control, private-use, unassigned, noncharacter, U+FFFD, line or paragraph separator code point, and at least one letter, digit, punctuation or symbol that is not default-ignorable nor a blank symbol (U+2800, U+1D159).';
 
--- As before (system_names_that_show), its message naming the separators now refused.
+-- The trigger that holds the stored form and the "shows something" rule for every writer.
 CREATE FUNCTION cadence.check_system_name_form() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -245,29 +245,19 @@ $$;
 
 COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_is_normalised: refuses a new or changed system name that is not in cadence.system_name_form or does not show anything (cadence.system_name_shows).';
 
--- Two batches deadlocked (test/hardening/races.test.ts, ~1 round in 20; pg_locks during the stall):
--- cadence.set_system_names locked the keys of each pass as the pass began, and a pass leaves out a
--- key whose name asked is the stored one ('unchanged', answered from a plain read). A batch asking
--- key 0001 for its stored name, then for the name in another case, and key 0002 for a new name,
--- locked 0002 and the account's name lock in its first pass and 0001 in its second, against key
--- order. A validation batch (cadence.validate_licenses locks its valid keys in key order) holding
--- 0001 and waiting for 0002 closed the cycle; Postgres aborted one batch after deadlock_timeout.
---
--- Now a batch takes every lock before its first pass, in one global order: the keys it may write
--- in key order, then their accounts' name locks in lock order. A pass takes no row lock, so no row
+-- A batch takes every lock before its first pass, in one global order: the keys it may write in
+-- key order, then their accounts' name locks in lock order. Locking each pass's keys as the pass
+-- began deadlocked against a validation batch (test/hardening/races.test.ts, ~1 round in 20): a
+-- later pass could lock a key below one an earlier pass had locked. A pass takes no row lock, so no row
 -- lock follows a name lock, and a caller that locked keys first (cadence.validate_and_name_licenses:
 -- the valid keys, in key order) only takes them again. Which keys it may write comes from one plain
 -- read up front, which also answers, without a lock, an unknown key's positions and each key's
 -- positions before the first that asks another name than the stored one ('unchanged'), as those
--- single writes would answer at that instant; the passes judge the rest under the locks, as before.
+-- single writes would answer at that instant; the passes judge the rest under the locks.
 -- The one lock a later pass can still need is the name lock of an account created during the
 -- batch for the e-mail of one of its unlinked keys: taken only if free, never waited for (so no
 -- cycle), else the batch fails with serialization_failure (40001), which the API answers 503 with
--- Retry-After. The answers are those of before.
---
--- Cost, measured here (test database, 20,000 keys of 5,000 accounts, 256 keys a batch, 59 calls
--- each, interleaved): 256 new names 20.4 ms median before and after the change (20.2 / 20.4), 256
--- names re-sent 1.5 / 1.4 ms, 128 keys named twice 11.4 / 10.9 ms.
+-- Retry-After.
 CREATE FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) RETURNS TABLE(n bigint, outcome text)
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -427,27 +417,17 @@ COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a 
 -- the row itself tells: the owner link when there is one, otherwise the stored e-mail, lower-cased
 -- (a key with no owner link belongs to the account of its stored e-mail, as cadence.key_belongs_to
 -- says). The one case a row cannot tell, an unlinked key and a linked key of the same account, is
--- covered by cadence.set_system_name, which checks every key of the account under a per-account lock.
+-- covered by cadence.set_system_names, which checks every key of the account under a per-account lock.
 CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((account_id)::text, lower(email)), lower(system_name)) WHERE (system_name IS NOT NULL);
 
 COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (owner link, else stored e-mail), regardless of case.';
 
--- A fleet's boot set its names in time growing with the names already set: the check whether
--- another key of the account has a name (cadence.set_system_names) found its candidates through
--- `account_id = .. or lower(email) = ..`, and the planner, with statistics taken before the fleet
--- had names, read the whole partial index system_name_is_unique_per_account instead, computing
--- cadence.system_name_form for every named key of every account, for each name asked, twice. With
--- 20,000 named keys a batch of 4 names took 135 ms and 40,000 buffers (EXPLAIN ANALYZE, measured
--- here); in `npm run simulate -- --kiosks 5000 --minutes 2` it was 28.5 s of the run's 32.5 s of
--- cadence.set_system_names (pg_stat_statements), and the 20,000-kiosk boot minute used 71 database
--- CPU-seconds. An account with many keys had the same cost within the account alone.
---
--- Now an index holds what the check compares: per account group (as the unique index groups keys:
--- owner link, else stored e-mail) the name in its form, lower-cased. The check looks up the two
--- groups a key of the account can be in (linked to it; unlinked with its e-mail), so each name
--- costs an index probe, whatever the fleet's and the account's size. The verdicts are computed once
--- (`materialized`: inlined, the window's partition evaluated the check a second time). The rule is
--- unchanged: key_belongs_to still decides among the candidates.
+-- What cadence.set_system_names compares, indexed: per account group (as the unique index groups
+-- keys: owner link, else stored e-mail) the name in its form, lower-cased. The check looks up the two
+-- groups a key of the account can be in (linked to it; unlinked with its e-mail), so each name costs
+-- an index probe, whatever the fleet's and the account's size; key_belongs_to decides among the
+-- candidates. Found through the unique index instead, a fleet's boot set its names in time growing
+-- with the names already set (28.5 s of a 32.5 s simulated boot, measured with pg_stat_statements).
 CREATE INDEX system_names_in_form_per_account ON public.license_keys USING btree (COALESCE((account_id)::text, lower(email)), lower(cadence.system_name_form(system_name))) WHERE (system_name IS NOT NULL);
 
 COMMENT ON INDEX public.system_names_in_form_per_account IS 'Named keys by account group (owner link, else stored e-mail) and name in cadence.system_name_form, lower-cased: the candidates cadence.set_system_names checks a name against.';

@@ -225,12 +225,9 @@ $$;
 
 COMMENT ON FUNCTION cadence.unscheduled_payload() IS 'The payload of a key with no schedule to read (type null). Immutable, so a query plan holds it, and its version, as constants.';
 
--- The schedule a key reads, found by one index probe a table instead of a test a candidate.
---
--- Before, each key's account was found by `a.id = k.account_id or lower(a.email) = lower(k.email)`
--- (a BitmapOr of two index scans) and then confirmed by cadence.key_belongs_to, a PL/pgSQL call a
--- row. Measured on this machine, a batch of 20 keys took 2.1x the time this body takes, and every
--- schedule poll runs it. Here the rule of cadence.key_belongs_to (the owner link, else the account
+-- The schedule a key reads, found by one index probe a table instead of a test a candidate: every
+-- schedule poll runs it, and a batch of 20 keys took 2.1x this body's time when each key's account
+-- was found by an OR of two index scans, then confirmed by cadence.key_belongs_to. Here the rule of cadence.key_belongs_to (the owner link, else the account
 -- of the key's e-mail) is spelled as probes the planner can use: the e-mail's account is probed only
 -- for a key with no owner link and no schedule of its own (the `case` gives the index a null, which
 -- matches nothing without a descent), and the shared schedule by the one account id that wins.
@@ -400,8 +397,8 @@ $$;
 
 COMMENT ON FUNCTION cadence.license_schedules_unless_held(p_keys text[], p_versions text[]) IS 'For each known key (position n), the version of the schedule it reads, with the payload only when it differs from the version the caller holds at the same position; no row for an unknown key.';
 
--- The former polls, for API instances deployed before this migration: the same answers, from the
--- new functions.
+-- The polls under their former name, for API instances deployed before the version had one name
+-- (20261126000400_schedule_version_one_name.sql): the same answers, from the new functions.
 CREATE FUNCTION cadence.license_schedules_if_changed(p_keys text[], p_fingerprints text[]) RETURNS TABLE(n bigint, fingerprint text, payload json)
     LANGUAGE plpgsql STABLE
     SET search_path TO ''

@@ -86,6 +86,26 @@ CREATE INDEX kiosk_outages_key_dark_since_idx ON public.kiosk_outages USING btre
 
 CREATE INDEX kiosk_outages_unannounced_idx ON public.kiosk_outages USING btree (account_id) WHERE ((alert_email_id IS NULL) OR ((back_at IS NOT NULL) AND (recovery_email_id IS NULL) AND (NOT recovery_silent)));
 
+-- A kiosk goes dark when all of these hold at the pass's instant:
+-- - its key is active, not muted by its holder, belongs to an account, and has been seen before
+--   (a key no kiosk has used yet is not a dark kiosk);
+-- - it should be playing now (cadence.playing_at: a block of the schedule it reads, in its zone);
+-- - it has been unseen for its account's offline_alert_after, counted from the latest of: its last
+--   sighting, the start of the block it should be playing (a screen switched off overnight gets the
+--   whole threshold to call in after its block starts), and the start of Cadence's watch (below).
+-- It comes back at the first pass that finds a sighting newer than the one it was last seen by.
+--
+-- Cadence's own outages. A kiosk's silence is evidence only while Cadence was there to hear it, so
+-- the pass keeps `watching_since`, the start of its unbroken watch, and restarts it (to the pass's
+-- instant: every kiosk gets a full threshold again) when
+-- - the pass finds a gap in its own runs: the previous pass is older than `gap_after` (5 minutes),
+--   as after the scheduler, the function or `npm start` was down; or
+-- - Cadence is blind: no kiosk at all was seen for `blind_after` (2 minutes), as when the API was
+--   down or unreachable while passes ran. A blind pass alerts nobody and records nothing.
+-- Both are settings in public.kiosk_watch. Keep every account's offline_alert_after longer than
+-- blind_after plus a poll interval (15 minutes against 2 + 1 by default): a kiosk last seen just
+-- before the API went down is then found blind before it would be found dark. Cadence cannot tell a
+-- fleet of one kiosk going dark from its own outage: for it, the pass stays silent.
 CREATE FUNCTION cadence.kiosk_alert_pass(p_now timestamp with time zone) RETURNS TABLE(blind boolean, blind_began boolean, watch_restarted boolean, went_dark integer, came_back integer)
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -157,11 +177,9 @@ $$;
 
 COMMENT ON FUNCTION cadence.kiosk_alert_pass(p_now timestamp with time zone) IS 'The offline-alert pass at p_now: restarts the watch after a gap in passes or a blind spell (no kiosk seen), then records the kiosks seen again and those gone dark (the rules are in the migration that made it). Their e-mails are queued by cadence.queue_kiosk_alert_email.';
 
--- One answer to "is this kiosk offline" (issue 39): kiosk_status.state said `online` for 15 minutes
--- whatever the account's offline_alert_after, so with a 1-minute threshold the offline e-mail went
--- out and dark_since was set while the row still said `online`. The state now uses the threshold
--- the offline alerts use: the account's offline_alert_after (15 minutes for a key of no account,
--- the column's default).
+-- One answer to "is this kiosk offline" (issue 39): kiosk_status.state uses the threshold the
+-- offline alerts use, the account's offline_alert_after (15 minutes for a key of no account, the
+-- column's default), so the row never says `online` while the offline e-mail goes out.
 CREATE FUNCTION cadence.license_key_offline_after(p_key text) RETURNS interval
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO ''

@@ -66,9 +66,10 @@ $$;
 
 COMMENT ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each key''s bursts of calls (first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into its polls (public.kiosk_polls) every few writes.';
 
--- Kept for the API instances deployed before this migration (supabase/README.md, "Changing a
--- function the API calls"): their sightings and names are recorded; their calls and networks are
--- evidence no rule reads now. A later release drops it.
+-- Kept for the API instances deployed before cadence.record_kiosk_polls
+-- (20261127000400_seat_checks_uneven_polls.sql; supabase/README.md, "Changing a function the API
+-- calls"): their sightings and names are recorded; their calls and networks are evidence no rule
+-- reads. A later release drops it.
 CREATE FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[] DEFAULT '{}'::integer[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_net_keys text[] DEFAULT '{}'::text[], p_networks cidr[] DEFAULT '{}'::cidr[], p_net_first timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_last timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_net_calls integer[] DEFAULT '{}'::integer[], p_net_returns integer[] DEFAULT '{}'::integer[]) RETURNS void
     LANGUAGE sql
     SET search_path TO ''
