@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { childEnv } from "../support/child-env.ts";
@@ -13,18 +13,14 @@ const SCRIPTS: Record<string, string> = {
   certificate: "usage: npm run -s certificate",
   check: "usage: npm run check",
   "outbox:deliver": "usage: npm run outbox:deliver",
-  "schema:snapshot": "usage: npm run schema:snapshot",
   sign: "usage: npm run -s sign",
   simulate: "npm run simulate --",
 };
 
-/** What a script could write: the schema snapshot, the bench's results, the simulation's summaries. */
+/** What a script could write: the bench's results, the simulation's summaries. */
 function written(): string {
-  const schema = new URL("sql/schema.sql", rootUrl);
   const listing = (dir: string) => (existsSync(new URL(dir, rootUrl)) ? readdirSync(new URL(dir, rootUrl)).join(",") : "none");
   return JSON.stringify({
-    schema: readFileSync(schema, "utf8"),
-    schemaWritten: statSync(schema).mtimeMs,
     benchResults: listing("test/bench/results/"),
     summaries: listing("test/simulate/summaries/"),
   });

@@ -2,40 +2,48 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 const root = new URL("../../", import.meta.url);
-const migrations = readdirSync(new URL("supabase/migrations/", root)).filter((file) => file.endsWith(".sql")).sort();
+const schemaDir = new URL("supabase/schemas/", root);
+const schemaFiles = readdirSync(schemaDir).filter((file) => file.endsWith(".sql")).sort();
 
-/** The last migration that creates or replaces `cadence.<name>`: where its live body is. */
-function liveBody(name: string): string | undefined {
-  const defines = new RegExp(`create (or replace )?function cadence\\.${name}\\(`);
-  return migrations.filter((file) => defines.test(readFileSync(new URL(`supabase/migrations/${file}`, root), "utf8"))).at(-1);
+/** Every function the schema files declare (schema-qualified), with the file that declares it. */
+function declaredFunctions(): Map<string, string> {
+  const declared = new Map<string, string>();
+  for (const file of schemaFiles) {
+    const text = readFileSync(new URL(file, schemaDir), "utf8");
+    for (const [, name] of text.matchAll(/^create (?:or replace )?function ((?:cadence|public)\.[a-z_]+)\(/gim)) declared.set(name, file);
+  }
+  return declared;
 }
 
-/** The index's rows: each function it names, and the migration it says holds its live body. */
-function indexRows(): Array<{ name: string; migration: string }> {
+/** The index's rows: each function it names, and the schema file it says holds it. */
+function indexRows(): Array<{ name: string; file: string }> {
   const text = readFileSync(new URL("sql/README.md", root), "utf8");
   const section = text.slice(text.indexOf("## Where each rule lives"), text.indexOf("## supabase-shim.sql"));
-  return section.split("\n").filter((line) => line.startsWith("| ") && line.includes("cadence.")).flatMap((line) => {
+  return section.split("\n").filter((line) => /^\| .*`(cadence|public)\./.test(line)).flatMap((line) => {
     const cells = line.split("|").map((cell) => cell.trim());
-    const migration = cells[3].replaceAll("`", "");
-    return [...cells[2].matchAll(/cadence\.([a-z_]+)/g)].map(([, name]) => ({ name, migration }));
+    const file = cells[3].match(/\[([^\]]+)\]/)?.[1] ?? cells[3];
+    return [...cells[2].matchAll(/`((?:cadence|public)\.[a-z_]+)`/g)].map(([, name]) => ({ name, file }));
   });
 }
 
 describe("sql/README.md: where each rule lives", () => {
-  it("names, for every function it lists, the migration that defines its live body", () => {
-    const rows = indexRows();
-    expect(rows.length).toBeGreaterThan(10);
-    for (const { name, migration } of rows) expect(liveBody(name), name).toBe(migration);
+  it("names every function of the schemas cadence and public", () => {
+    const declared = declaredFunctions();
+    expect(declared.size).toBeGreaterThan(70);
+    const indexed = new Set(indexRows().map(({ name }) => name));
+    expect([...declared.keys()].filter((name) => !indexed.has(name))).toEqual([]);
+  });
+
+  it("names, for every function it lists, the schema file that declares it", () => {
+    const declared = declaredFunctions();
+    for (const { name, file } of indexRows()) expect(file, name).toBe(declared.get(name));
   });
 });
 
-describe("sql/schema.sql: the functions", () => {
+describe("supabase/schemas: the functions", () => {
   it("each carry a comment", () => {
-    const schema = readFileSync(new URL("sql/schema.sql", root), "utf8");
-    const names = (pattern: RegExp) => new Set([...schema.matchAll(pattern)].map(([, name]) => name));
-    const defined = names(/^CREATE FUNCTION ([a-z_]+\.[a-z_]+)\(/gm);
-    const commented = names(/^COMMENT ON FUNCTION ([a-z_]+\.[a-z_]+)\(/gm);
-    expect([...defined].filter((name) => !commented.has(name))).toEqual([]);
-    expect(defined.size).toBeGreaterThan(30);
+    const text = schemaFiles.map((file) => readFileSync(new URL(file, schemaDir), "utf8")).join("\n");
+    const commented = new Set([...text.matchAll(/^comment on function ((?:cadence|public)\.[a-z_]+)\(/gim)].map(([, name]) => name));
+    expect([...declaredFunctions().keys()].filter((name) => !commented.has(name))).toEqual([]);
   });
 });
