@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(33);
+select plan(28);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -23,14 +23,6 @@ select results_eq($$select id::integer, hz from cadence.canonical_frequencies() 
   'canonical_frequencies: ids 1 to 9 are 174, 285, 396, 417, 528, 639, 741, 852 and 963 Hz');
 select is_empty($$select from cadence.canonical_frequencies() where cardinality(palette) <> 7$$, 'canonical_frequencies: each has a built-in palette of seven colours');
 select is(pg_temp.executors('cadence.canonical_frequencies'), '{service_role}', 'canonical_frequencies: only service_role may execute it');
-
--- cadence.canonical_json
-select has_function('cadence', 'canonical_json', array['jsonb'], 'canonical_json exists');
-select is(cadence.canonical_json('{"b": 1, "a": {"d": [true, null, "x"], "c": 2}}'), '{"a":{"c":2,"d":[true,null,"x"]},"b":1}',
-  'canonical_json: every object''s keys sorted, arrays in order, no whitespace');
-select is(cadence.canonical_json('{"a": 1, "B": 2}'), '{"B":2,"a":1}', 'canonical_json: keys compare byte-wise, as JavaScript sorts ASCII keys');
-select is(cadence.canonical_json('{}'), '{}', 'canonical_json: an empty object is {}');
-select is(pg_temp.executors('cadence.canonical_json'), '{service_role}', 'canonical_json: only service_role may execute it');
 
 -- cadence.frequencies_json
 select has_function('cadence', 'frequencies_json', 'frequencies_json exists');

@@ -5,7 +5,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(81);
+select plan(86);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -34,6 +34,14 @@ insert into public.schedule_blocks (id, schedule_id, weekday, start_time, end_ti
 insert into public.schedule_block_proclamations (block_id, position, proclamation_id) values
   ('e4100000-0000-4000-8000-000000000002', 2, 'b0000000-0000-4000-8000-000000000001'),
   ('e4100000-0000-4000-8000-000000000002', 1, 'b0000000-0000-4000-8000-000000000002');
+
+-- cadence.canonical_json
+select has_function('cadence', 'canonical_json', array['jsonb'], 'canonical_json exists');
+select is(cadence.canonical_json('{"b": 1, "a": {"d": [true, null, "x"], "c": 2}}'), '{"a":{"c":2,"d":[true,null,"x"]},"b":1}',
+  'canonical_json: every object''s keys sorted, arrays in order, no whitespace');
+select is(cadence.canonical_json('{"a": 1, "B": 2}'), '{"B":2,"a":1}', 'canonical_json: keys compare byte-wise, as JavaScript sorts ASCII keys');
+select is(cadence.canonical_json('{}'), '{}', 'canonical_json: an empty object is {}');
+select is(pg_temp.executors('cadence.canonical_json'), '{service_role}', 'canonical_json: only service_role may execute it');
 
 -- cadence.unscheduled_payload
 select has_function('cadence', 'unscheduled_payload', 'unscheduled_payload exists');

@@ -47,3 +47,18 @@ describe("supabase/schemas: the functions", () => {
     expect([...declaredFunctions().keys()].filter((name) => !commented.has(name))).toEqual([]);
   });
 });
+
+describe("supabase/tests: each function's pgTAP test", () => {
+  it("lives beside its schema file: supabase/tests/<concern>.test.sql for supabase/schemas/NN_<concern>.sql", () => {
+    const testDir = new URL("supabase/tests/", root);
+    const testedIn = new Map<string, string>();
+    for (const file of readdirSync(testDir).filter((name) => name.endsWith(".test.sql"))) {
+      const text = readFileSync(new URL(file, testDir), "utf8");
+      for (const [, schema, name] of text.matchAll(/has_function\(\s*'(\w+)'\s*,\s*'(\w+)'/g)) testedIn.set(`${schema}.${name}`, file);
+    }
+    const misplaced = [...declaredFunctions()]
+      .map(([name, file]) => ({ name, expected: file.replace(/^\d+_/, "").replace(/\.sql$/, ".test.sql"), actual: testedIn.get(name) }))
+      .filter(({ expected, actual }) => expected !== actual);
+    expect(misplaced).toEqual([]);
+  });
+});
