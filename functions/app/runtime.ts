@@ -1,5 +1,5 @@
-import { observedDatabase } from "./admin/observed-database.ts";
-import { observedLimiter } from "./admin/observed-limiter.ts";
+import { observedDatabase } from "./db/observed-database.ts";
+import { observedLimiter } from "./rate-limit/observed-limiter.ts";
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import { type Config, DEFAULT_SQL_PORT } from "./config.ts";
 import type { Database } from "./db/database.ts";

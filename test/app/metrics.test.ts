@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { workerMetrics } from "../../functions/app/admin/metrics.ts";
-import { observedDatabase } from "../../functions/app/admin/observed-database.ts";
-import { observedLimiter } from "../../functions/app/admin/observed-limiter.ts";
+import { observedDatabase } from "../../functions/app/db/observed-database.ts";
+import { observedLimiter } from "../../functions/app/rate-limit/observed-limiter.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { DatabaseBusy, DatabaseUnavailable } from "../../functions/app/db/unavailable.ts";
 import { LimiterUnavailable, type RateLimiter } from "../../functions/app/rate-limit/limiter.ts";
@@ -142,7 +142,7 @@ describe.skipIf(!redisServerAvailable())("/metrics of each worker of npm run sta
   }, 90_000);
 });
 
-describe("what the metrics count where it happens (admin/observed-database.ts, admin/observed-limiter.ts)", () => {
+describe("what the metrics count where it happens (db/observed-database.ts, rate-limit/observed-limiter.ts)", () => {
   const failing = (error: Error): Database => ({ query: () => Promise.reject(error), script: () => Promise.resolve(), close: () => Promise.resolve() });
   const count = (text: string, name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, "m").exec(text)?.[1] ?? 0);
 

@@ -1,5 +1,5 @@
-import type { Database, QueryOptions } from "../db/database.ts";
-import { DatabaseBusy, isUnavailable } from "../db/unavailable.ts";
+import type { Database, QueryOptions } from "./database.ts";
+import { DatabaseBusy, isUnavailable } from "./unavailable.ts";
 
 /**
  * The same database, each statement that fails for want of it told to `onFailure`: shed as

@@ -1,4 +1,4 @@
-import { LimiterUnavailable, type RateLimiter } from "../rate-limit/limiter.ts";
+import { LimiterUnavailable, type RateLimiter } from "./limiter.ts";
 
 /**
  * The same limiter, each check its store could not answer (an error, or no answer within the
