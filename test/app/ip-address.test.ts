@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalIp, ipv4, ipv6, mask4, mask6, parseNetwork, rateLimitClient } from "../../functions/app/ip-address.ts";
+import { canonicalIp, ipv4, ipv6, mask4, mask6, parseNetwork } from "../../functions/app/ip-address.ts";
+import { rateLimitClient } from "../../functions/app/rate-limit-client.ts";
 import { UNKNOWN_CLIENT } from "../../functions/app/http/client-ip.ts";
 import { WindowCounts } from "../../functions/app/rate-limit/window-counts.ts";
 
