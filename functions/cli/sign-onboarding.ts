@@ -7,7 +7,8 @@
 // a request whose answer was lost, sign it again with the same --idempotency-key and the same body.
 import { parseConfig } from "../app/config.ts";
 import { ConfigError } from "../app/config-error.ts";
-import { curlCommand, signOnboardingRequest, signStandardWebhookRequest } from "../app/onboarding/signed-request.ts";
+import { signOnboardingRequest, signStandardWebhookRequest } from "../app/signatures/signed-request.ts";
+import { curlCommand } from "./curl-command.ts";
 import { type CommandLine, commandLine } from "./command-line.ts";
 
 const usage = [
