@@ -218,7 +218,7 @@ export type Config = z.infer<typeof configSchema>;
  * Parses the environment. Empty strings count as unset, as shells and dashboards produce them.
  *
  * @example
- * const config = parseConfig(Deno.env.toObject());
+ * const config = parseConfig({ PORT: "8001" }); // the process's own: configFromEnvironment()
  */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));

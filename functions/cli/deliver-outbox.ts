@@ -2,9 +2,9 @@
 // minute: the offline-alert pass, then delivery of the queued e-mails that are due. Its last line is
 // the run's report (runScheduledPass): `{"sent":n,"failed":n,"alerts":{...}}`, and `authUsers`,
 // `idempotencyKeysPurged` when they apply.
-import { parseConfig } from "../app/config.ts";
-import { ConfigError } from "../app/config-error.ts";
+import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
+import { exitOnOperatorError } from "../app/operator-error.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";
 import { type CommandLine, commandLine } from "./command-line.ts";
@@ -19,13 +19,12 @@ const usage = [
 const cli: CommandLine = commandLine(usage, 1);
 cli.flags({});
 
+const config = configFromEnvironment();
 let outbox;
 try {
-  outbox = workerFromConfig(parseConfig(Deno.env.toObject()), consoleLogger);
+  outbox = workerFromConfig(config, consoleLogger);
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  Deno.exit(1);
+  exitOnOperatorError(error);
 }
 try {
   console.log(JSON.stringify(await runScheduledPass(outbox.ports)));
