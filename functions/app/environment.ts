@@ -1,5 +1,5 @@
 import { type Config, parseConfig } from "./config.ts";
-import { exitOnOperatorError } from "./operator-error.ts";
+import { orExitOnOperatorError } from "./operator-error.ts";
 
 /**
  * The process's configuration: its environment, read here and nowhere else (`Deno.env`, which
@@ -11,9 +11,5 @@ import { exitOnOperatorError } from "./operator-error.ts";
  * const config = configFromEnvironment();
  */
 export function configFromEnvironment(): Config {
-  try {
-    return parseConfig(Deno.env.toObject());
-  } catch (error) {
-    return exitOnOperatorError(error);
-  }
+  return orExitOnOperatorError(() => parseConfig(Deno.env.toObject()));
 }

@@ -6,19 +6,16 @@ import { sendEmailHook } from "../app/auth-hook/send-email-hook.ts";
 import { ConfigError } from "../app/config-error.ts";
 import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
-import { exitOnOperatorError } from "../app/operator-error.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 
 const config = configFromEnvironment();
-let handle;
-try {
+const handle = orExitOnOperatorError(() => {
   if (!config.SEND_EMAIL_HOOK_SECRET) {
     throw new ConfigError("invalid configuration\n  SEND_EMAIL_HOOK_SECRET: is required by the auth-email-hook function");
   }
-  handle = sendEmailHook(workerFromConfig(config, consoleLogger).ports, { secret: config.SEND_EMAIL_HOOK_SECRET });
-} catch (error) {
-  exitOnOperatorError(error);
-}
+  return sendEmailHook(workerFromConfig(config, consoleLogger).ports, { secret: config.SEND_EMAIL_HOOK_SECRET });
+});
 
 const onListen = ({ port }: { port: number }) => consoleLogger("info", "listening", { port, function: "auth-email-hook" });
 Deno.serve({ port: config.PORT, onListen }, handle);

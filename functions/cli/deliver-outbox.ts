@@ -4,7 +4,7 @@
 // `idempotencyKeysPurged` when they apply.
 import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
-import { exitOnOperatorError } from "../app/operator-error.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";
 import { type CommandLine, commandLine } from "./command-line.ts";
@@ -20,12 +20,7 @@ const cli: CommandLine = commandLine(usage, 1);
 cli.flags({});
 
 const config = configFromEnvironment();
-let outbox;
-try {
-  outbox = workerFromConfig(config, consoleLogger);
-} catch (error) {
-  exitOnOperatorError(error);
-}
+const outbox = orExitOnOperatorError(() => workerFromConfig(config, consoleLogger));
 try {
   console.log(JSON.stringify(await runScheduledPass(outbox.ports)));
 } finally {

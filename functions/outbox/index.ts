@@ -3,18 +3,12 @@
 // outside caller gains nothing by calling it.
 import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
-import { exitOnOperatorError } from "../app/operator-error.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";
 
 const config = configFromEnvironment();
-let outbox;
-try {
-  outbox = workerFromConfig(config, consoleLogger);
-} catch (error) {
-  exitOnOperatorError(error);
-}
-const { ports } = outbox;
+const { ports } = orExitOnOperatorError(() => workerFromConfig(config, consoleLogger));
 
 const onListen = ({ port }: { port: number }) => consoleLogger("info", "listening", { port, function: "outbox" });
 Deno.serve({ port: config.PORT, onListen }, async (request) => {

@@ -13,7 +13,7 @@ import { STOP_WITHIN_MS } from "../app/admin/graceful-stop.ts";
 import { DEFAULT_ADMIN_PORT } from "../app/config.ts";
 import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
-import { exitOnOperatorError } from "../app/operator-error.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { refuseUnshared } from "../app/shared-by-workers.ts";
 
 /** A worker that exits on its own is started again after this, doubled on each exit up to `RESTART_MOST_MS`. */
@@ -25,13 +25,8 @@ const STABLE_AFTER_MS = 60_000;
 const KILL_AFTER_MS = STOP_WITHIN_MS + 5_000;
 
 const config = configFromEnvironment();
-let count: number;
-try {
-  count = config.DENO_JOBS ?? navigator.hardwareConcurrency;
-  refuseUnshared(config, count);
-} catch (error) {
-  exitOnOperatorError(error);
-}
+const count = config.DENO_JOBS ?? navigator.hardwareConcurrency;
+orExitOnOperatorError(() => refuseUnshared(config, count));
 if (Deno.args.length === 0) {
   console.error("usage: supervisor.ts <the worker's deno arguments>: npm run start:workers passes them (package.json)");
   Deno.exit(2);
