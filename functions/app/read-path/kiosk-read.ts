@@ -15,11 +15,12 @@ export interface KioskReadOptions<Ask, Row, Answer> {
 export type KioskRead<Ask, Row, Answer> = (memo: string, answer: (read: (ask: Ask) => Promise<Row>) => Promise<Answer>) => Promise<Known<Answer>>;
 
 /**
- * What every kiosk read by key shares, wired one way (features reach it through `readPath`): asks made while a statement runs go together
- * in the next one (`batchWhileBusy`), and while the database is unavailable a read is answered with
- * the last good answer it had for the same memo, with its age (`lastKnownGood`, bounded). Each read
- * turns its asks into its answer itself (`answer`), so a feature adds what is its own (the schedule
- * read its served versions) between the two.
+ * What every kiosk read by key shares, wired one way (features reach it through `readPath`): asks
+ * made while a statement runs go together in the next one (`batchWhileBusy`), and while the
+ * database is unavailable a read is answered with the last good answer it had for the same memo,
+ * with its age (`lastKnownGood`, bounded). Each read turns its asks into its answer itself
+ * (`answer`), so a feature adds what is its own (the schedule read its served versions) between
+ * the two.
  *
  * @example
  * const entitlements = kioskRead({ batch: (asks, options) => readEntitlements(db, asks, options), identity: ({ key, email }) => `${key}\n${email}`, lastKnownGood: { ...bound, keep } }, Date.now);

@@ -7,9 +7,9 @@ import { readLegacySchedulesIfChanged, readSchedulesIfChanged } from "./store.ts
 import type { VersionedPayload } from "./versioned-payload.ts";
 
 /**
- * The schedule reads a kiosk's poll makes (sections 4.4 and 4.5), for one process, each a
- * kiosk read of the read path (batched while a statement runs; its last answer served while the database is
- * unavailable, at most 10,000 entries and 16 MiB of payload text: `servedBound`). What is the
+ * The schedule reads a kiosk's poll makes (sections 4.4 and 4.5), for one process, each a kiosk
+ * read of the read path (batched while a statement runs; its last answer served while the database
+ * is unavailable, at most 10,000 entries and 16 MiB of payload text: `servedBound`). What is the
  * schedule's own sits between the two: each read asks the database with the version of the payload
  * last served for the key, so an unchanged schedule moves no payload (`servedSchedules`).
  *
