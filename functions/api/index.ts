@@ -1,20 +1,15 @@
 // The edge entry: Supabase deploys this file as the function `api`, `npm start` runs it as is, and
 // `npm run start:workers` runs it once per worker process (functions/production/supervisor.ts).
 import { createApp } from "../app/app.ts";
-import { parseConfig } from "../app/config.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
+import { configFromEnvironment } from "../app/environment.ts";
 import { importOptional } from "../app/import-optional.ts";
 import { listenOn } from "../app/http/port-in-use.ts";
 import { consoleLogger, type Logger } from "../app/log.ts";
 import { exitOnOperatorError } from "../app/operator-error.ts";
 import { openRuntime } from "../app/runtime.ts";
 
-let config;
-try {
-  config = parseConfig(Deno.env.toObject());
-} catch (error) {
-  exitOnOperatorError(error);
-}
+const config = configFromEnvironment();
 
 if (onEdgeRuntime()) {
   const runtime = await openRuntime(config, consoleLogger).catch(exitOnOperatorError);

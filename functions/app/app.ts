@@ -13,6 +13,7 @@ import { licenseRoutes } from "./license/routes.ts";
 import { errorMessage, redact } from "./log.ts";
 import { onboardingRoutes } from "./onboarding/routes.ts";
 import { proclamationRoutes } from "./proclamations/routes.ts";
+import { readPath } from "./read-path/read-path.ts";
 import { scheduleRoutes } from "./schedule/routes.ts";
 
 /**
@@ -42,10 +43,12 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
     }),
   );
 
-  catalogueRoutes(app, deps);
-  proclamationRoutes(app, deps);
-  scheduleRoutes(app, deps);
-  licenseRoutes(app, deps);
+  // The kiosk read layer, built once: every feature that serves a kiosk read composes this one.
+  const reads = readPath(deps);
+  catalogueRoutes(app, deps, reads);
+  proclamationRoutes(app, deps, reads);
+  scheduleRoutes(app, deps, reads);
+  licenseRoutes(app, deps, reads);
   onboardingRoutes(app, deps);
 
   serveOpenApiDocument(app);

@@ -1,9 +1,10 @@
 import * as z from "zod";
 import { ConfigError } from "./config-error.ts";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
-import { ClientIpHeader, DEFAULT_IPV6_PREFIX } from "./http/client-ip.ts";
+import { ClientIpHeader } from "./http/client-ip.ts";
 import { TrustedProxies } from "./http/trusted-proxies.ts";
 import { canonicalIp } from "./ip-address.ts";
+import { DEFAULT_IPV6_PREFIX } from "./rate-limit-client.ts";
 
 /** How often an instance writes the kiosk sightings it holds (kiosk/sightings.ts): one statement at most this often. */
 export const SIGHTINGS_FLUSH_MS = 5_000;
@@ -148,9 +149,8 @@ export const configSchema = z
      */
     TRUSTED_PROXIES: TrustedProxies.optional(),
     /**
-     * The prefix length an IPv6 client is rate limited by (http/client-ip.ts): 64 by default, as an
-     * end site holds a /64 and would otherwise have 2^64 buckets; 48 or 56 where providers hand each
-     * customer that much, 128 for one address.
+     * The prefix length an IPv6 client is rate limited by (rate-limit-client.ts, whose default this
+     * is); 48 or 56 where providers hand each customer that much, 128 for one address.
      */
     IPV6_RATE_LIMIT_PREFIX: z.coerce
       .number({ message: "must be a prefix length from 16 to 128" })
@@ -218,7 +218,7 @@ export type Config = z.infer<typeof configSchema>;
  * Parses the environment. Empty strings count as unset, as shells and dashboards produce them.
  *
  * @example
- * const config = parseConfig(Deno.env.toObject());
+ * const config = parseConfig({ PORT: "8001" }); // the process's own: configFromEnvironment()
  */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));

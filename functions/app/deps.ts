@@ -31,8 +31,8 @@ export interface Deps {
   catalogueTtlMs: number;
   /** Where the client IP comes from (http/client-ip.ts): a trusted proxy's header, or false for the socket peer. */
   clientIpSource: ClientIpSource;
-  /** The prefix an IPv6 client is rate limited by (`IPV6_RATE_LIMIT_PREFIX`); unset, 64. */
-  ipv6PrefixLength?: number;
+  /** The prefix an IPv6 client is rate limited by (`IPV6_RATE_LIMIT_PREFIX`: rate-limit-client.ts). */
+  ipv6PrefixLength: number;
   /** Delivers queued e-mails (console or Resend). */
   mailer: Mailer;
   /** The onboarding webhook's HMAC secret; without it every onboarding request is refused. */

@@ -1,5 +1,5 @@
 // IP addresses, one rule for every reader (client IP, rate limits, venue addresses): parse,
-// canonicalise, and the network of a prefix.
+// canonicalise, and the network of a prefix (who is one client: rate-limit-client.ts).
 
 /** The longest textual IP address (an IPv6 one ending in dotted IPv4); anything longer is not one. */
 const LONGEST_ADDRESS = 45;
@@ -64,7 +64,7 @@ export function ipv6Groups(text: string): number[] | undefined {
 }
 
 /** Eight groups in RFC 5952's form: lower case, no leading zeros, the longest run of two or more zero groups (the first of equals) as `::`. */
-function rfc5952(groups: number[]): string {
+export function rfc5952(groups: number[]): string {
   let bestStart = -1;
   let bestLength = 1;
   for (let i = 0; i < 8;) {
@@ -102,26 +102,6 @@ export function canonicalIp(text: string | undefined): string | undefined {
   if (!groups) return undefined;
   if (isIpv4Mapped(groups)) return `${groups[6] >> 8}.${groups[6] & 255}.${groups[7] >> 8}.${groups[7] & 255}`;
   return rfc5952(groups);
-}
-
-/**
- * The rate-limit client of a canonical address: an IPv4 address itself, an IPv6 address the
- * network of its first `prefixLength` bits, written `<network>/<length>` (`2001:db8:1:1::/64`).
- * An end site holds at least a /64, so every address in it is one client; /128 is one address.
- * Anything that is not an address is returned as it is (the `unknown` client).
- *
- * @example
- * rateLimitClient("2001:db8:1:1::1e", 64); // "2001:db8:1:1::/64"
- */
-export function rateLimitClient(address: string, prefixLength: number): string {
-  if (!address.includes(":")) return address;
-  const groups = ipv6Groups(address);
-  if (!groups) return address;
-  const network = groups.map((group, i) => {
-    const bits = Math.min(16, Math.max(0, prefixLength - i * 16));
-    return bits === 0 ? 0 : group & ((0xffff << (16 - bits)) & 0xffff);
-  });
-  return `${rfc5952(network)}/${prefixLength}`;
 }
 
 /** An IPv6 address (`::` compression and a dotted IPv4 tail allowed) as a 128-bit number, or null: the groups `canonicalIp` reads. */

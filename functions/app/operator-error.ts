@@ -13,3 +13,18 @@ export function exitOnOperatorError(error: unknown): never {
   console.error(error.message);
   Deno.exit(1);
 }
+
+/**
+ * What `make` builds, or the end of the process on an operator's error (`exitOnOperatorError`):
+ * for entries that build what a bad setting refuses.
+ *
+ * @example
+ * const outbox = orExitOnOperatorError(() => workerFromConfig(config, consoleLogger));
+ */
+export function orExitOnOperatorError<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    return exitOnOperatorError(error);
+  }
+}

@@ -3,24 +3,19 @@
 // reauthentication); this renders it with Cadence's templates and sends it through the same
 // outbox and mailer as the license e-mails. Signed with Standard Webhooks, so no JWT is needed.
 import { sendEmailHook } from "../app/auth-hook/send-email-hook.ts";
-import { parseConfig } from "../app/config.ts";
 import { ConfigError } from "../app/config-error.ts";
+import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 
-let config;
-let handle;
-try {
-  config = parseConfig(Deno.env.toObject());
+const config = configFromEnvironment();
+const handle = orExitOnOperatorError(() => {
   if (!config.SEND_EMAIL_HOOK_SECRET) {
     throw new ConfigError("invalid configuration\n  SEND_EMAIL_HOOK_SECRET: is required by the auth-email-hook function");
   }
-  handle = sendEmailHook(workerFromConfig(config, consoleLogger).ports, { secret: config.SEND_EMAIL_HOOK_SECRET });
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  Deno.exit(1);
-}
+  return sendEmailHook(workerFromConfig(config, consoleLogger).ports, { secret: config.SEND_EMAIL_HOOK_SECRET });
+});
 
 const onListen = ({ port }: { port: number }) => consoleLogger("info", "listening", { port, function: "auth-email-hook" });
 Deno.serve({ port: config.PORT, onListen }, handle);

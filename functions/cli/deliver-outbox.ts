@@ -2,9 +2,9 @@
 // minute: the offline-alert pass, then delivery of the queued e-mails that are due. Its last line is
 // the run's report (runScheduledPass): `{"sent":n,"failed":n,"alerts":{...}}`, and `authUsers`,
 // `idempotencyKeysPurged` when they apply.
-import { parseConfig } from "../app/config.ts";
-import { ConfigError } from "../app/config-error.ts";
+import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";
 import { type CommandLine, commandLine } from "./command-line.ts";
@@ -19,14 +19,8 @@ const usage = [
 const cli: CommandLine = commandLine(usage, 1);
 cli.flags({});
 
-let outbox;
-try {
-  outbox = workerFromConfig(parseConfig(Deno.env.toObject()), consoleLogger);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  Deno.exit(1);
-}
+const config = configFromEnvironment();
+const outbox = orExitOnOperatorError(() => workerFromConfig(config, consoleLogger));
 try {
   console.log(JSON.stringify(await runScheduledPass(outbox.ports)));
 } finally {

@@ -6,8 +6,8 @@ import { Category, ColorPalette, Frequency, Group, Proclamation } from "../app/c
 import { type FailureCode, failures } from "../app/errors.ts";
 import { MOST_PROXIES } from "../app/http/client-ip.ts";
 import { generateLicenseKey } from "../app/onboarding/license-key-generator.ts";
-import { ONBOARDING_PATH } from "../app/onboarding/signature.ts";
-import { signOnboardingRequest } from "../app/onboarding/signed-request.ts";
+import { signOnboardingRequest } from "../app/signatures/signed-request.ts";
+import { ONBOARDING_PATH } from "../app/signatures/spec-signature.ts";
 
 /** A check's verdict: resolves to what it saw, or throws `CheckFailed` saying what was wrong. */
 export interface Check {

@@ -5,9 +5,9 @@
 // (SIGNING_SECRET) it carries an Idempotency-Key; under Standard Webhooks
 // (STANDARD_WEBHOOKS_SECRET) the webhook-id is that id. Either way a fresh UUID unless given: to retry
 // a request whose answer was lost, sign it again with the same --idempotency-key and the same body.
-import { parseConfig } from "../app/config.ts";
-import { ConfigError } from "../app/config-error.ts";
-import { curlCommand, signOnboardingRequest, signStandardWebhookRequest } from "../app/onboarding/signed-request.ts";
+import { configFromEnvironment } from "../app/environment.ts";
+import { signOnboardingRequest, signStandardWebhookRequest } from "../app/signatures/signed-request.ts";
+import { curlCommand } from "./curl-command.ts";
 import { type CommandLine, commandLine } from "./command-line.ts";
 
 const usage = [
@@ -32,13 +32,7 @@ const values = cli.flags({
 if (!values.email) cli.fail(usage);
 if (values.scheme !== "spec" && values.scheme !== "standard-webhooks") cli.fail(`--scheme must be spec or standard-webhooks\n${usage}`);
 
-let config;
-try {
-  config = parseConfig(Deno.env.toObject());
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  cli.fail(error.message);
-}
+const config = configFromEnvironment();
 
 const url = values.url ?? `http://localhost:${config.PORT}`;
 const body = JSON.stringify(values.name === undefined ? { email: values.email } : { email: values.email, name: values.name });

@@ -1,23 +1,14 @@
 // The edge function `outbox`: pg_cron calls it every minute (supabase/README.md, "Deploying"), and each call runs
 // the offline-alert pass, then delivers the queued e-mails that are due (its alerts included). It takes no input and can only send what is already due, so an
 // outside caller gains nothing by calling it.
-import { parseConfig } from "../app/config.ts";
-import { ConfigError } from "../app/config-error.ts";
+import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { workerFromConfig } from "../app/worker-from-config.ts";
 import { runScheduledPass } from "../app/scheduled-pass.ts";
 
-let config;
-let outbox;
-try {
-  config = parseConfig(Deno.env.toObject());
-  outbox = workerFromConfig(config, consoleLogger);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  Deno.exit(1);
-}
-const { ports } = outbox;
+const config = configFromEnvironment();
+const { ports } = orExitOnOperatorError(() => workerFromConfig(config, consoleLogger));
 
 const onListen = ({ port }: { port: number }) => consoleLogger("info", "listening", { port, function: "outbox" });
 Deno.serve({ port: config.PORT, onListen }, async (request) => {

@@ -10,9 +10,10 @@
 // each draining; a worker that exits on its own is started again after a pause. Each worker's log
 // lines are passed through as they are.
 import { STOP_WITHIN_MS } from "../app/admin/graceful-stop.ts";
-import { type Config, DEFAULT_ADMIN_PORT, parseConfig } from "../app/config.ts";
+import { DEFAULT_ADMIN_PORT } from "../app/config.ts";
+import { configFromEnvironment } from "../app/environment.ts";
 import { consoleLogger } from "../app/log.ts";
-import { exitOnOperatorError } from "../app/operator-error.ts";
+import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { refuseUnshared } from "../app/shared-by-workers.ts";
 
 /** A worker that exits on its own is started again after this, doubled on each exit up to `RESTART_MOST_MS`. */
@@ -23,15 +24,9 @@ const STABLE_AFTER_MS = 60_000;
 /** A stopped worker gets this long beyond its own bound (graceful-stop.ts) before it is killed. */
 const KILL_AFTER_MS = STOP_WITHIN_MS + 5_000;
 
-let config: Config;
-let count: number;
-try {
-  config = parseConfig(Deno.env.toObject());
-  count = config.DENO_JOBS ?? navigator.hardwareConcurrency;
-  refuseUnshared(config, count);
-} catch (error) {
-  exitOnOperatorError(error);
-}
+const config = configFromEnvironment();
+const count = config.DENO_JOBS ?? navigator.hardwareConcurrency;
+orExitOnOperatorError(() => refuseUnshared(config, count));
 if (Deno.args.length === 0) {
   console.error("usage: supervisor.ts <the worker's deno arguments>: npm run start:workers passes them (package.json)");
   Deno.exit(2);

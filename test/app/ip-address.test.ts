@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalIp, ipv4, ipv6, mask4, mask6, parseNetwork, rateLimitClient } from "../../functions/app/ip-address.ts";
-import { UNKNOWN_CLIENT } from "../../functions/app/http/client-ip.ts";
+import { canonicalIp, ipv4, ipv6, mask4, mask6, parseNetwork } from "../../functions/app/ip-address.ts";
 import { WindowCounts } from "../../functions/app/rate-limit/window-counts.ts";
 
 // One module reads IP addresses for the client IP, the rate limits and the venue addresses, with
@@ -55,16 +54,6 @@ describe("one address, one spelling (canonicalIp)", () => {
     for (const text of ["fe80::1%eth0", "[2001:db8::1]", "2001:db8::1:443:1:1:1:1:1", "1:2:3:4:5:6:7:8:9", "2001:db8::g", "1::2::3", "::ffff:1.2.3.256", "01.2.3.4", "12345::"]) {
       expect(canonicalIp(text), text).toBeUndefined();
     }
-  });
-});
-
-describe("the rate-limit client of an address (rateLimitClient)", () => {
-  it("is an IPv4 address itself, an IPv6 address the network of its prefix", () => {
-    expect(rateLimitClient("198.51.100.7", 64)).toBe("198.51.100.7");
-    expect(rateLimitClient("2001:db8:1:1::1e", 64)).toBe("2001:db8:1:1::/64");
-    expect(rateLimitClient("2001:db8:1:1ff::1", 56)).toBe("2001:db8:1:100::/56");
-    expect(rateLimitClient("2001:db8:1:1::1e", 128)).toBe("2001:db8:1:1::1e/128");
-    expect(rateLimitClient(UNKNOWN_CLIENT, 64)).toBe(UNKNOWN_CLIENT);
   });
 });
 

@@ -5,7 +5,7 @@ import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { DEFAULT_DEADLINE_MS } from "../../functions/app/db/database.ts";
 import { claimLeaseSeconds } from "../../functions/app/onboarding/idempotency.ts";
-import { standardWebhookVerifier } from "../../functions/app/onboarding/standard-webhooks.ts";
+import { standardWebhookVerifier } from "../../functions/app/signatures/standard-webhooks.ts";
 import { claimOnboardingKey } from "../../functions/app/onboarding/store.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";

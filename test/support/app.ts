@@ -31,6 +31,7 @@ export function testDeps(db: Database, overrides: Partial<Deps> = {}): Deps {
     log: memoryLogger().log,
     now,
     catalogueTtlMs: parseConfig({}).CATALOGUE_TTL_MS,
+    ipv6PrefixLength: parseConfig({}).IPV6_RATE_LIMIT_PREFIX,
     // TRUST_PROXY=true off Supabase: X-Forwarded-For's first entry, believed from loopback (testApp's peer).
     clientIpSource: clientIpSource(parseConfig({ TRUST_PROXY: "true" }), { onSupabase: false, edgeRuntime: false }),
     sightings: unrecorded,

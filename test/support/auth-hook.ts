@@ -1,4 +1,4 @@
-import { signHookRequest } from "../../functions/app/auth-hook/hook-signature.ts";
+import { standardWebhook } from "../../functions/app/signatures/standard-webhooks.ts";
 
 /** The hook secret the tests configure, in the dashboard's form `v1,whsec_<base64>`. */
 export const HOOK_SECRET = `v1,whsec_${btoa("cadence-test-send-email-hook-secret!")}`;
@@ -55,5 +55,6 @@ export function signedHookInit(
   options: { secret?: string; nowMs?: number; id?: string } = {},
 ): RequestInit & { headers: Record<string, string>; body: string } {
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  return { method: "POST", headers: signHookRequest(options.secret ?? HOOK_SECRET, text, options), body: text };
+  const signed = standardWebhook(options.secret ?? HOOK_SECRET).sign(text, options);
+  return { method: "POST", headers: { "content-type": "application/json", ...signed }, body: text };
 }

@@ -1,5 +1,5 @@
-import { ONBOARDING_PATH } from "../../functions/app/onboarding/signature.ts";
-import { signOnboardingRequest, signStandardWebhookRequest } from "../../functions/app/onboarding/signed-request.ts";
+import { signOnboardingRequest, signStandardWebhookRequest } from "../../functions/app/signatures/signed-request.ts";
+import { ONBOARDING_PATH } from "../../functions/app/signatures/spec-signature.ts";
 
 export { ONBOARDING_PATH };
 

@@ -3,11 +3,11 @@ import { readBody } from "../http/body.ts";
 import type { EmailMessage } from "../mail/mailer.ts";
 import { deliverEmail, type OutboxPorts } from "../mail/outbox.ts";
 import { hookEmails } from "./hook-emails.ts";
-import { hookVerifier } from "./hook-signature.ts";
 import { parseSendEmailPayload, PayloadError, type SendEmailPayload } from "./payload.ts";
 import { enqueueHookEmails } from "./store.ts";
 import { hexDigest } from "../hex.ts";
 import { errorMessage } from "../log.ts";
+import { standardWebhook } from "../signatures/standard-webhooks.ts";
 
 export interface SendEmailHookOptions {
   /** `SEND_EMAIL_HOOK_SECRET`, as the dashboard shows it: `v1,whsec_<base64>`. Never logged. */
@@ -60,7 +60,7 @@ function render(text: string): { payload: SendEmailPayload; messages: EmailMessa
  * Deno.serve(sendEmailHook(outbox.ports, { secret: config.SEND_EMAIL_HOOK_SECRET }));
  */
 export function sendEmailHook(ports: OutboxPorts, options: SendEmailHookOptions): (request: Request) => Promise<Response> {
-  const verify = hookVerifier(options.secret);
+  const webhook = standardWebhook(options.secret);
   const deliveryBudgetMs = options.deliveryBudgetMs ?? 2_000;
   return async function handleSendEmailHook(request) {
     if (request.method !== "POST") return hookError(405, "use POST");
@@ -74,7 +74,7 @@ export function sendEmailHook(ports: OutboxPorts, options: SendEmailHookOptions)
     }
     const text = new TextDecoder().decode(body);
 
-    const verdict = verify(text, request.headers, ports.now());
+    const verdict = webhook.verify(text, request.headers, ports.now());
     if (!verdict.valid) {
       ports.log("warn", "auth_email_hook_refused", { reason: verdict.reason });
       return hookError(401, "invalid signature");

@@ -5,7 +5,7 @@ import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader } from "../http/age-header.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { databaseUnavailable, withAge } from "../http/openapi-responses.ts";
-import { ttlCache } from "../read-path/ttl-cache.ts";
+import type { ReadPath } from "../read-path/read-path.ts";
 import { Category, ColorPalette, Frequency, Group } from "./schemas.ts";
 import { type CatalogueRead, readCatalogue } from "./store.ts";
 
@@ -33,9 +33,9 @@ const reads: Array<{ paths: Record<string, string>; read: CatalogueRead; schema:
  * reaches kiosks within that time, and the database sees one read per payload per period. While the
  * database is unavailable, the last payload read is served however old, with `Age`.
  */
-export function catalogueRoutes(app: App, deps: Deps): void {
+export function catalogueRoutes(app: App, deps: Deps, readPath: ReadPath): void {
   for (const { paths, read, schema, summary } of reads) {
-    const cached = ttlCache(() => readCatalogue(deps.db, read), deps.catalogueTtlMs, deps.now);
+    const cached = readPath.catalogue(() => readCatalogue(deps.db, read));
     for (const [path, operationId] of Object.entries(paths)) {
       route(
         app,

@@ -68,7 +68,7 @@ const QUERY_TIMEOUT = "Query read timeout";
  * array text, which node-postgres writes itself.
  *
  * @example
- * const db = openPostgres(process.env.DATABASE_URL, { max: 10 });
+ * const db = openPostgres(config.DATABASE_URL, { max: 10 });
  */
 export function openPostgres(url: string, options: PostgresOptions = {}): Database & { use(): PoolUse } {
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;

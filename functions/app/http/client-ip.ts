@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import * as z from "zod";
-import { canonicalIp, rateLimitClient } from "../ip-address.ts";
+import { canonicalIp } from "../ip-address.ts";
 import type { ConnectionInfo, Env } from "./route.ts";
 import { DEFAULT_TRUSTED_PROXIES, TrustedProxies } from "./trusted-proxies.ts";
 
@@ -147,22 +147,4 @@ export function requestClientIp(c: Context<Env>, source: ClientIpSource): string
     c.set("clientIp", ip);
   }
   return ip;
-}
-
-/**
- * The prefix length an IPv6 client is limited by when `IPV6_RATE_LIMIT_PREFIX` is unset: an end
- * site holds at least a /64 (SLAAC needs one), so each of its 2^64 addresses is the same client.
- */
-export const DEFAULT_IPV6_PREFIX = 64;
-
-/**
- * The identifier `c`'s request is rate limited by: its client IP (`requestClientIp`), an IPv6 one
- * widened to the network of its first `prefixLength` bits (`2001:db8:1:1::/64`), so rotating
- * through the addresses of one network opens no new bucket.
- *
- * @example
- * await enforceLimit(deps, rule, rateLimitIdentifier(c, deps.clientIpSource, 64));
- */
-export function rateLimitIdentifier(c: Context<Env>, source: ClientIpSource, prefixLength = DEFAULT_IPV6_PREFIX): string {
-  return rateLimitClient(requestClientIp(c, source), prefixLength);
 }

@@ -6,8 +6,8 @@ import { readJsonObject } from "../http/body.ts";
 import { json } from "../http/json.ts";
 import { ageHeader } from "../http/age-header.ts";
 import { batchWhileBusy, MAX_WRITE_BATCH } from "../read-path/batch-while-busy.ts";
-import { kioskRead } from "../read-path/kiosk-read.ts";
 import type { Known } from "../read-path/last-known-good.ts";
+import type { ReadPath } from "../read-path/read-path.ts";
 import { noCredential } from "../http/openapi-security.ts";
 import { bodyTimeout, bodyTooLarge, databaseUnavailable, rateLimited, withAge, withRateLimitHeaders } from "../http/openapi-responses.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
@@ -27,13 +27,13 @@ const bodyFailuresAsInvalidName = new Set(["content_type", "body_required", "inv
 export const VALIDATION_KEPT_MS = 24 * 60 * 60_000;
 
 /** Sections 4.3 and 4.6: license validation and the kiosk's system name, each rate limited first. */
-export function licenseRoutes(app: App, deps: Deps): void {
+export function licenseRoutes(app: App, deps: Deps, readPath: ReadPath): void {
   const seen = sightingRecorder(deps);
   // Validations without a system name are a kiosk read (see validateLicenses): batched while a
   // statement runs, and a pair validated within VALIDATION_KEPT_MS answers as it did then while the
   // database is unavailable: 10,000 pairs, each a few hundred bytes (key, e-mail, owner's e-mail),
   // 4 MiB at most. Its last_validated_at is not written then: it keeps the last validation recorded.
-  const validations = kioskRead({
+  const validations = readPath.byKey({
     batch: (inputs: ValidationInput[], options) => validateLicenses(deps.db, inputs, options),
     // Identical validations (same key and e-mail) are asked once: their answers are the same.
     identity: ({ key, email }) => `${key}\n${email ?? ""}`,
@@ -42,7 +42,6 @@ export function licenseRoutes(app: App, deps: Deps): void {
       maxBytes: 4 << 20,
       sizeOf: (known: Validation) => known.outcome === "valid" ? known.ownerEmail.length : 0,
       maxAgeMs: VALIDATION_KEPT_MS,
-      now: deps.now,
       keep: (known: Validation) => known.outcome === "valid",
     },
   });

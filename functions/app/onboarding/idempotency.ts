@@ -1,7 +1,7 @@
 import { Failure } from "../errors.ts";
 import { STORE_TIMEOUT_MS } from "../rate-limit/create-limiter.ts";
 import type { IdempotencyId } from "./store.ts";
-import type { VerifiedRequest } from "./verify-request.ts";
+import type { VerifiedRequest } from "../signatures/verify-request.ts";
 
 /** Idempotency-Key: printable ASCII without spaces, at most 255 characters (Stripe's bound); a UUID is ideal. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -16,13 +16,13 @@ import { deliverEmail } from "../mail/outbox.ts";
 import { type CountedRequest, countRequest } from "../rate-limit/enforce-limit.ts";
 import { limitByIp } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
+import { SIGNED_REQUEST_SCHEMES } from "../signatures/signed-request-schemes.ts";
+import { ONBOARDING_PATH } from "../signatures/spec-signature.ts";
+import { requestVerifier } from "../signatures/verify-request.ts";
 import { claimLeaseSeconds, IDEMPOTENCY_KEY, IDEMPOTENCY_RETENTION_HOURS, idempotencyIdOf } from "./idempotency.ts";
 import { type Onboarded, onboardAccount, onboardAccountOnce } from "./onboard-account.ts";
 import { type Onboarding, onboardingAnswer, OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError } from "./schemas.ts";
-import { ONBOARDING_PATH } from "./signature.ts";
-import { SIGNED_REQUEST_SCHEMES } from "./signed-request-schemes.ts";
 import { claimOnboardingKey, type IdempotencyId, recordNonce, releaseOnboardingKey } from "./store.ts";
-import { requestVerifier } from "./verify-request.ts";
 
 /** Marks an answer replayed from an id's first request (Stripe's name for it). */
 const REPLAYED_HEADER = "Idempotent-Replayed";

@@ -7,11 +7,10 @@ import { Failure } from "../errors.ts";
 import { jsonText } from "../http/json.ts";
 import { type App, jsonContent, route } from "../http/route.ts";
 import { ageHeader } from "../http/age-header.ts";
-import { kioskRead } from "../read-path/kiosk-read.ts";
 import { oldest } from "../read-path/last-known-good.ts";
 import { headerSchemes } from "../http/openapi-security.ts";
 import { databaseUnavailable, rateLimited, withAge } from "../http/openapi-responses.ts";
-import { ttlCache } from "../read-path/ttl-cache.ts";
+import type { ReadPath } from "../read-path/read-path.ts";
 import { sightingRecorder } from "../kiosk/record-sighting.ts";
 import { LicenseKey } from "../license-key.ts";
 import { Email } from "../email.ts";
@@ -31,24 +30,19 @@ const ProclamationHeaders = z.object({
  * pairing and the assignments are read on every request; the proclamations themselves come from
  * the catalogue cache, so an edit to one reaches entitled reads as quickly as the full list.
  */
-export function proclamationRoutes(app: App, deps: Deps): void {
+export function proclamationRoutes(app: App, deps: Deps, readPath: ReadPath): void {
   const together = headerSchemes(app, LICENSE_PAIR_SCHEMES);
   const seen = sightingRecorder(deps);
-  const served = ttlCache(
-    async () => indexProclamations(await readCatalogue(deps.db, "proclamations")),
-    deps.catalogueTtlMs,
-    deps.now,
-  );
+  const served = readPath.catalogue(async () => indexProclamations(await readCatalogue(deps.db, "proclamations")));
   // A kiosk read: batched while a statement runs, and the last entitlement answered per key and
   // e-mail served during a database outage: 10,000 pairs of a few ids each, at most 4 MiB of ids.
-  const entitlements = kioskRead({
+  const entitlements = readPath.byKey({
     batch: (reads: Array<{ key: string; email: string }>, options) => readEntitlements(deps.db, reads, options),
     identity: ({ key, email }) => `${key}\n${email}`,
     lastKnownGood: {
       capacity: 10_000,
       maxBytes: 4 << 20,
       sizeOf: (known: Entitlement | null) => (known?.ids ?? []).reduce((bytes, id) => bytes + id.length + 16, 0),
-      now: deps.now,
       keep: (known: Entitlement | null) => known?.outcome === "paired" && known.ids !== null,
     },
   });

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { Failure, failureResponse, type FailureCode } from "../errors.ts";
-import { rateLimitIdentifier } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
+import { rateLimitIdentifier } from "../rate-limit-client.ts";
 import { enforceLimit } from "./enforce-limit.ts";
 import type { LimitPorts } from "./limiter.ts";
 import { RULES } from "./rules.ts";

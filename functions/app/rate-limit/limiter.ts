@@ -62,8 +62,8 @@ export interface LimitPorts {
   now: () => number;
   log?: Logger;
   clientIpSource: ClientIpSource;
-  /** How many leading bits of an IPv6 client's address name its bucket (IPV6_RATE_LIMIT_PREFIX; default 64). */
-  ipv6PrefixLength?: number;
+  /** How many leading bits of an IPv6 client's address name its bucket (IPV6_RATE_LIMIT_PREFIX: rate-limit-client.ts). */
+  ipv6PrefixLength: number;
   /** The registered venue addresses and their allowances, when the deployment reads them. */
   venues?: ClientAllowances;
 }

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { rateLimitIdentifier, requestClientIp } from "../http/client-ip.ts";
+import { requestClientIp } from "../http/client-ip.ts";
 import type { Env } from "../http/route.ts";
+import { rateLimitIdentifier } from "../rate-limit-client.ts";
 import { clientLimits, enforceClientLimit, refusedFromMemory } from "./client-limit.ts";
 import type { LimitPorts, LimitRule } from "./limiter.ts";
 

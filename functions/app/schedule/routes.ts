@@ -16,6 +16,7 @@ import { limitAlongside, limitPassed } from "../rate-limit/middleware.ts";
 import { RULES } from "../rate-limit/rules.ts";
 import { ifNoneMatch } from "./if-none-match.ts";
 import { scheduleReads } from "./read-schedules.ts";
+import type { ReadPath } from "../read-path/read-path.ts";
 import { SchedulePayload, ScheduleResponse } from "./schemas.ts";
 
 /**
@@ -68,8 +69,8 @@ const legacySchedule = createRoute({
 });
 
 /** Sections 4.4 and 4.5: the legacy schedule read and the license schedule read. */
-export function scheduleRoutes(app: App, deps: Deps): void {
-  const reads = scheduleReads(deps);
+export function scheduleRoutes(app: App, deps: Deps, readPath: ReadPath): void {
+  const reads = scheduleReads(deps, readPath);
   const seen = sightingRecorder(deps);
 
   app.use("/api/v2/licenses/:licenseKey/schedule", limitAlongside(deps, RULES.licenseSchedule));

@@ -8,14 +8,11 @@ export const SERVED_SCHEDULES_KEPT = 10_000;
 export const SERVED_SCHEDULE_BYTES = 16 << 20;
 
 /** The bound of a cache of last served schedules (`lastKnownGood`): its entries and payload bytes. */
-export function servedBound(now: () => number) {
-  return {
-    capacity: SERVED_SCHEDULES_KEPT,
-    maxBytes: SERVED_SCHEDULE_BYTES,
-    sizeOf: (answer: { payload: VersionedPayload | null }) => answer.payload?.body.length ?? 0,
-    now,
-  };
-}
+export const servedBound = {
+  capacity: SERVED_SCHEDULES_KEPT,
+  maxBytes: SERVED_SCHEDULE_BYTES,
+  sizeOf: (answer: { payload: VersionedPayload | null }) => answer.payload?.body.length ?? 0,
+};
 
 /** A database answer about the schedule a key reads: its version, and its payload text only if changed. */
 export interface VersionedRow {

@@ -1,4 +1,4 @@
-import { signatureVerifier } from "./signature.ts";
+import { signatureVerifier } from "./spec-signature.ts";
 import { STANDARD_WEBHOOK_HEADERS, standardWebhookVerifier } from "./standard-webhooks.ts";
 
 /** The contract's three signed headers (its onboardingSignature scheme). */

@@ -1,10 +1,11 @@
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { withinSkew } from "./timestamp-skew.ts";
 
-/** webhook-timestamp: whole Unix seconds. */
-const TIMESTAMP = /^[0-9]{1,11}$/;
+/** webhook-id: printable ASCII without spaces, at most 255 characters (Svix's `msg_...` fits); bounded for storage. */
+export const WEBHOOK_ID = /^[\x21-\x7e]{1,255}$/;
 
-/** How far a webhook-timestamp may be from the clock, either way (the scheme's 5 minutes). */
-export const MAX_SKEW_SECONDS = 300;
+/** The three Standard Webhooks headers; a request carrying any of them is checked under that scheme. */
+export const STANDARD_WEBHOOK_HEADERS = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;
 
 /** The outcome of checking one call: valid with its `webhook-id`, or why not (the library's words, never the secret). */
 export type WebhookVerdict = { valid: true; id: string } | { valid: false; reason: string };
@@ -18,14 +19,15 @@ export interface StandardWebhook {
 
 /**
  * The one wrapper of the `standardwebhooks` reference package (standardwebhooks.com), for every
- * caller that receives or signs a Standard Webhook (Supabase Auth's hooks, signed onboardings).
+ * caller that receives or signs a Standard Webhook (Supabase Auth's Send Email Hook, signed
+ * onboardings, the tests and `npm run sign`).
  * `webhook-signature` holds space-separated `v1,<base64>` entries (several while the platform
  * rotates its secret: one matching entry is enough), each the HMAC-SHA256 of
  * `<webhook-id>.<webhook-timestamp>.<body>` under the base64-decoded `whsec_` secret, compared in
  * constant time by the package. The secret may come as Supabase shows it, `v1,whsec_<base64>`: the
  * `v1,` goes, as Supabase's own examples do. The package reads the clock with `Date.now()`;
  * Cadence has one injected clock (so tests and faketime see one time), so its timestamp check is
- * replaced on this instance by the same one on `nowMs`: whole Unix seconds, within 300 s either way.
+ * replaced on this instance by the same one on `nowMs` (`withinSkew`).
  *
  * @example
  * const webhook = standardWebhook(config.STANDARD_WEBHOOKS_SECRET);
@@ -36,7 +38,7 @@ export function standardWebhook(secret: string): StandardWebhook {
   let clockMs = 0;
   // `verifyTimestamp` is private in the package's types, an ordinary method at run time.
   (webhook as unknown as { verifyTimestamp: (header: string) => Date }).verifyTimestamp = (header) => {
-    if (!TIMESTAMP.test(header) || Math.abs(Math.floor(clockMs / 1000) - Number(header)) > MAX_SKEW_SECONDS) {
+    if (!withinSkew(header, clockMs)) {
       throw new WebhookVerificationError("timestamp outside the allowed skew");
     }
     return new Date(Number(header) * 1000);
@@ -68,5 +70,28 @@ export function standardWebhook(secret: string): StandardWebhook {
         "webhook-signature": webhook.sign(id, at, body),
       };
     },
+  };
+}
+
+/** Checks one request's Standard Webhooks headers; resolves to its `webhook-id` when they hold, else undefined. */
+export type StandardWebhookVerifier = (headers: Headers, body: Uint8Array, nowMs: number) => string | undefined;
+
+/**
+ * A verifier for signed onboardings under this scheme, on the injected clock: a `webhook-id` of
+ * printable ASCII is required too, as it keys the idempotency record. Without a secret nothing
+ * verifies.
+ *
+ * @example
+ * const verify = standardWebhookVerifier(config.STANDARD_WEBHOOKS_SECRET);
+ * const webhookId = verify(request.headers, body, Date.now());
+ */
+export function standardWebhookVerifier(secret: string | undefined): StandardWebhookVerifier {
+  if (!secret) return () => undefined;
+  const webhook = standardWebhook(secret);
+  const utf8 = new TextDecoder();
+  return function verifyStandardWebhook(headers, body, nowMs) {
+    if (!WEBHOOK_ID.test(headers.get("webhook-id") ?? "")) return undefined;
+    const verdict = webhook.verify(utf8.decode(body), headers, nowMs);
+    return verdict.valid ? verdict.id : undefined;
   };
 }

@@ -1,6 +1,7 @@
 import type { HeaderScheme } from "../http/openapi-security.ts";
-import { MAX_SKEW_SECONDS, NONCE, ONBOARDING_PATH, SIGNATURE, TIMESTAMP } from "./signature.ts";
+import { NONCE, ONBOARDING_PATH, SIGNATURE } from "./spec-signature.ts";
 import { WEBHOOK_ID } from "./standard-webhooks.ts";
+import { MAX_SKEW_SECONDS, TIMESTAMP } from "./timestamp-skew.ts";
 
 /**
  * The onboarding webhook's signed headers, as the OpenAPI document describes them: the contract's three

@@ -1,5 +1,5 @@
-import { ONBOARDING_PATH, signRequest } from "./signature.ts";
-import { signStandardWebhook } from "./standard-webhooks.ts";
+import { signRequest } from "./spec-signature.ts";
+import { standardWebhook } from "./standard-webhooks.ts";
 
 export interface SignedRequest {
   headers: Record<string, string>;
@@ -49,26 +49,5 @@ export function signStandardWebhookRequest(
   body: string,
   options: { nowMs?: number; id?: string } = {},
 ): SignedRequest {
-  return { headers: { "content-type": "application/json", ...signStandardWebhook(secret, body, options) }, body };
-}
-
-/** Quotes a string for a POSIX shell. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * A curl command line that sends `signed` to `baseUrl`, within 300 s of signing: once under the
- * spec's scheme (its nonce is spent); under Standard Webhooks, again as a retry.
- *
- * @example
- * console.log(curlCommand("http://localhost:8000", signed));
- */
-export function curlCommand(baseUrl: string, signed: SignedRequest): string {
-  const headers = Object.entries(signed.headers).map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`);
-  return [
-    `curl -sS -X POST ${shellQuote(`${baseUrl.replace(/\/+$/, "")}${ONBOARDING_PATH}`)}`,
-    ...headers,
-    `--data-raw ${shellQuote(signed.body)}`,
-  ].join(" \\\n  ");
+  return { headers: { "content-type": "application/json", ...standardWebhook(secret).sign(body, options) }, body };
 }

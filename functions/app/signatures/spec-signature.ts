@@ -1,12 +1,11 @@
 import { hex } from "../hex.ts";
+import { withinSkew } from "./timestamp-skew.ts";
+
+// The contract's own scheme for the onboarding webhook: x-timestamp, x-nonce and x-signature, the
+// HMAC-SHA256 of the canonical request under SIGNING_SECRET.
 
 /** The path of the signed onboarding webhook: part of what is signed. */
 export const ONBOARDING_PATH = "/api/v2/automations/create/account";
-/** The contract: x-timestamp may differ from the server clock by this much, either way. */
-export const MAX_SKEW_SECONDS = 300;
-
-/** x-timestamp: Unix seconds only; a millisecond timestamp, a sign, a fraction or `NaN` is malformed. */
-export const TIMESTAMP = /^[0-9]{1,11}$/;
 /** x-nonce: printable ASCII without spaces, as headers carry it; a UUID is ideal. Bounded for storage. */
 export const NONCE = /^[\x21-\x7e]{1,128}$/;
 /** x-signature: the lowercase hex of an HMAC-SHA256 digest. */
@@ -52,7 +51,7 @@ export type SignatureVerifier = (headers: Headers, body: Uint8Array, nowMs: numb
 
 /**
  * A verifier for `secret` and, while a rotation is under way, `previous` (each imported once). It
- * checks the three headers' form, the timestamp's skew (300 s passes, 301 s fails, either way) and
+ * checks the three headers' form, the timestamp's skew (`withinSkew`) and
  * the HMAC over the raw body, compared in constant time by Web Crypto's `verify`. Both secrets are
  * always tried, so the answer's timing does not tell which one signed. Without a secret (or with an
  * empty one) nothing verifies, whatever `previous` is. Recording the nonce is the caller's next
@@ -71,8 +70,7 @@ export function signatureVerifier(secret: string | undefined, previous?: string)
     const timestamp = headers.get("x-timestamp") ?? "";
     const nonce = headers.get("x-nonce") ?? "";
     const signature = headers.get("x-signature") ?? "";
-    if (!TIMESTAMP.test(timestamp) || !NONCE.test(nonce) || !SIGNATURE.test(signature)) return undefined;
-    if (Math.abs(Math.floor(nowMs / 1000) - Number(timestamp)) > MAX_SKEW_SECONDS) return undefined;
+    if (!withinSkew(timestamp, nowMs) || !NONCE.test(nonce) || !SIGNATURE.test(signature)) return undefined;
     const digest = hexToBytes(signature);
     const signed = canonicalRequest(timestamp, nonce, body);
     const valid = await Promise.all(keys.map(async (key) => crypto.subtle.verify("HMAC", await key, digest, signed)));
