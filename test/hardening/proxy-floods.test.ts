@@ -27,8 +27,14 @@ const SCHEDULE = "/api/v2/licenses/DEMO-0000-0000-0001/schedule";
 const KIOSK_LIMIT = 10;
 /** The issue's bound on the kiosk reads' 99th percentile while a flood runs. */
 const READ_P99_MS = 1_000;
-/** A read unanswered by then has failed, as the issue's kiosk reads were counted. */
-const READ_TIMEOUT_MS = 10_000;
+/**
+ * A read unanswered by then has hung. Not a speed bound: once the proxy takes a connection, its own
+ * timeouts (functions/production/haproxy.cfg: 10 s for the request, 10 s queued, 30 s for the
+ * worker's answer) end it with a status, which the tests judge; before that it waits in the kernel's
+ * queue behind the flood's connections for as long as this machine takes to go through them
+ * (beside two CPU-bound processes, past the 10 s this once was).
+ */
+const READ_TIMEOUT_MS = 60_000;
 /** The honest venue: its kiosks share one address, registered for all of them. */
 const VENUE_ADDRESS = "127.0.6.1";
 const VENUE_KIOSKS = 50;
