@@ -44,8 +44,11 @@ const withoutServices = [
 
 /** What each project runs with. */
 const everyProject = {
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
+  // Hang guards, not budgets: each test waits for its own events and deadlines. Beside two
+  // CPU-bound processes single tests took up to 63 s and hooks (a fleet's start and run) 80 s,
+  // where 60 s and 120 s failed them; these stop only what no longer moves.
+  testTimeout: 300_000,
+  hookTimeout: 600_000,
   pool: "forks" as const,
   // A worker runs file after file of its project in one module graph, so the app's modules load
   // once per worker instead of once per file (~0.4 s of CPU each, 43 files). No file keeps state

@@ -79,7 +79,7 @@ describe("every operating example in the docs runs as written on the demo data, 
   beforeAll(async () => {
     dataDir = pgliteDataDir();
     await serverFor(defaultEnv);
-  }, 180_000);
+  });
   afterAll(async () => {
     await server?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -112,7 +112,7 @@ describe("every operating example in the docs runs as written on the demo data, 
       // Every signed onboarding piped to sh was carried out (or replayed).
       const onboardings = text.split("\n").filter((line) => /\| sh\b/.test(line)).length;
       expect(output.split('"success":true').length - 1, tail).toBe(onboardings);
-    }, 120_000);
+    });
   }
 
   it("npm run sign -- --help lists its options, --url among them, and exits 0", async () => {

@@ -249,7 +249,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     proxy = await startProxy(`127.0.0.1:${new URL(workers.url).port}`, DESCRIPTORS);
     // The workers answered through the proxy before any flood.
     expect((await send(proxy, SCHEDULE, nextKioskAddress())).status).toBe(200);
-  }, 120_000);
+  });
   afterAll(async () => {
     await proxy?.stop();
     await workers?.stop();
@@ -271,7 +271,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     expect(tally.closedAfterMs.longest).toBeGreaterThan(0);
     expect(alive(proxy.pid)).toBe(true);
     expect(alive(workers.pid)).toBe(true);
-  }, 120_000);
+  });
 
   it("keeps kiosk reads within 1 s while 140 connections from two addresses trickle their bodies, and lets none of those requests reach the workers", async () => {
     const addresses = ["127.0.5.1", "127.0.5.2"];
@@ -291,7 +291,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     expect(logged.filter((line) => !/ -?\d+\/-1\/-1\/-1\/\d+ 408 /.test(line))).toEqual([]);
     expect(alive(proxy.pid)).toBe(true);
     expect(alive(workers.pid)).toBe(true);
-  }, 120_000);
+  });
 
   it("closes slowloris clients that trickle their headers while kiosk reads answer 200", async () => {
     // From two addresses, so that the per-client cap lets every one of them in to trickle.
@@ -322,7 +322,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     }
     expect(alive(proxy.pid)).toBe(true);
     expect(alive(workers.pid)).toBe(true);
-  }, 120_000);
+  });
 
   it("keeps kiosk reads answering 200 through a wrk -c1500 burst", async () => {
     // wrk holds 1,500 connections: its own descriptor limit is raised for it.
@@ -340,7 +340,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     expect(failedReads(proxy, outcomes)).toEqual([]);
     expect(alive(proxy.pid)).toBe(true);
     expect(alive(workers.pid)).toBe(true);
-  }, 120_000);
+  });
 
   it("answers 1,500 concurrent POST /api/v2/license from fifty addresses with exactly the limit each, while kiosk reads answer 200", async () => {
     // Thirty from each address, within the per-client cap, so that every one is answered.
@@ -364,7 +364,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     }
     expect(alive(proxy.pid)).toBe(true);
     expect(alive(workers.pid)).toBe(true);
-  }, 180_000);
+  });
 
   it("answers what it refuses itself as the app does, JSON with a message: a body over 64 KiB, a head over 15 KiB", async () => {
     const json = { "content-type": "application/json" };
@@ -372,7 +372,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     expect(body).toEqual({ status: 413, body: '{"message":"request body must not exceed 64 KiB"}' });
     const head = await send(proxy, "/api/v2/frequencies", "127.0.4.3", { headers: { "x-padding": "y".repeat(16 * 1024) } });
     expect(head).toEqual({ status: 400, body: '{"message":"request head must not exceed 15 KiB"}' });
-  }, 60_000);
+  });
 
   it("counts a client by the address the proxy saw, whatever X-Real-IP it sent", async () => {
     const address = "127.0.4.1";
@@ -385,7 +385,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     expect(answers.filter((status) => status !== 200 && status !== 429)).toEqual([]);
     expect(allowed).toBe(await allowedByRedis("license-schedule", address));
     expect(allowed).toBeLessThan(answers.length);
-  }, 60_000);
+  });
 
   it("answers 40 parallel reads from one address, exactly the limit with 200 and the rest 429", async () => {
     const address = "127.0.4.2";
@@ -394,7 +394,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     expect(answers.filter((status) => status !== 200 && status !== 429)).toEqual([]);
     expect(allowed).toBeGreaterThanOrEqual(KIOSK_LIMIT);
     expect(allowed).toBe(await allowedByRedis("license-schedule", address));
-  }, 60_000);
+  });
 
   it("answers every call of a registered venue's 50 kiosks booting at once behind one address", async () => {
     const json = { "content-type": "application/json" };
@@ -425,7 +425,7 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     } finally {
       for (const agent of agents) agent.destroy();
     }
-  }, 60_000);
+  });
 
   it("counts an IPv6 /64 as one client: past the cap, a connection from any of its addresses is refused", async () => {
     // A unique-local /48 of this run's own, so that runs beside it never share an address.
@@ -451,5 +451,5 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
         for (const watched of [...held, ...more, ...fromNeighbour]) watched.socket.destroy();
       }
     });
-  }, 60_000);
+  });
 });
