@@ -4,7 +4,8 @@
  * share an event loop with the kiosk reads the test measures.
  *
  * Argument: JSON `{ port, addresses, perAddress, seconds, kind }`, and for a `trickled-body` flood
- * `ca` and `path`. Each address keeps `perAddress` connections to 127.0.0.1:`port` for `seconds`:
+ * `ca` and `path`. Each address keeps `perAddress` connections to 127.0.0.1:`port` for `seconds`
+ * (trickled bodies: and until the proxy has answered one):
  * - `idle`: a TCP connection that sends nothing;
  * - `trickled-body`: a TLS connection that sends a POST head announcing a 1 KiB body, then the body
  *   one byte every 3 s.
@@ -48,10 +49,16 @@ const open = new Map<Socket, number>();
 const tally = { attempts: 0, refused: 0, closedAfterMs: { shortest: Infinity, longest: 0 }, mostHeld: 0, answers: {} as Record<string, number> };
 const endAt = Date.now() + flood.seconds * 1_000;
 let ending = false;
+/**
+ * Its time is up and, with trickled bodies, the proxy has answered a held request: the answers are
+ * what the test judges, and a busy machine's handshakes outlasted what 15 s left after the proxy's
+ * 10 s (none was answered beside two CPU-bound processes).
+ */
+const done = () => Date.now() >= endAt && (flood.kind === "idle" || Object.keys(tally.answers).length > 0);
 
 /** Opens one connection from `address` and, once the proxy closes it, the next. */
 function keep(address: string) {
-  if (ending || Date.now() >= endAt) return;
+  if (ending || done()) return;
   tally.attempts++;
   const openedAt = Date.now();
   const tcp = connect({ port: flood.port, host: "127.0.0.1", localAddress: address });
@@ -95,7 +102,7 @@ const sample = setInterval(() => {
   const now = Date.now();
   tally.mostHeld = Math.max(tally.mostHeld, [...open.values()].filter((openedAt) => now - openedAt >= REFUSED_WITHIN_MS).length);
 }, 1_000);
-await new Promise((resolve) => setTimeout(resolve, endAt - Date.now()));
+while (!done()) await new Promise((resolve) => setTimeout(resolve, 100));
 ending = true;
 clearInterval(sample);
 for (const socket of open.keys()) socket.destroy();
