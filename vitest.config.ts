@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { scratchSpace } from "./test/support/scratch-space.ts";
 
 // Set before the global setup starts its cluster, and inherited by every test process (os.tmpdir()).
@@ -45,10 +46,36 @@ const withoutServices = [
   "test/simulate/simulate-cost.test.ts",
 ];
 
+/**
+ * Files whose tests run one after another for minutes on a busy machine (beside two CPU-bound
+ * processes: interrupted-first-start 16 min, its PGlite first starts in turn), longest first.
+ */
+const longest = ["test/app/interrupted-first-start.test.ts", "test/kiosk/seat-checks.test.ts", "test/hardening/proxy-floods.test.ts"];
+
+/**
+ * Vitest's order, with `longest` first in its project. Without a previous run's durations (a fresh
+ * clone) vitest starts larger files first, and interrupted-first-start, a small file, ran last and
+ * alone for 16 of a run's 26 minutes; started first, it overlaps the rest.
+ */
+class LongestFirst extends BaseSequencer {
+  async sort(files: TestSpecification[]) {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const at = longest.findIndex((name) => file.moduleId.endsWith(name));
+      return at < 0 ? longest.length : at;
+    };
+    const project = (file: TestSpecification) => sorted.findIndex((other) => other.project.name === file.project.name);
+    return sorted.map((file, at) => ({ file, at })).sort((a, b) => project(a.file) - project(b.file) || rank(a.file) - rank(b.file) || a.at - b.at).map(({ file }) => file);
+  }
+}
+
 /** What each project runs with. */
 const everyProject = {
-  testTimeout: 60_000,
-  hookTimeout: 120_000,
+  // Hang guards, not budgets: each test waits for its own events and deadlines. Beside two
+  // CPU-bound processes single tests took up to 63 s and hooks (a fleet's start and run) 80 s,
+  // where 60 s and 120 s failed them; these stop only what no longer moves.
+  testTimeout: 300_000,
+  hookTimeout: 600_000,
   pool: "forks" as const,
   // A worker runs file after file of its project in one module graph, so the app's modules load
   // once per worker instead of once per file (~0.4 s of CPU each, 43 files). No file keeps state
@@ -69,6 +96,7 @@ export default defineConfig({
     // Four at once on 2 cores: the longest suites mostly wait (a fleet's run, header and database
     // deadlines, restarts), so more of them overlap; measured 294 s with the default of 2, 142 s with 4.
     maxWorkers: 4,
+    sequence: { sequencer: LongestFirst },
     projects: [
       { test: { ...everyProject, name: "unit", include: withoutServices } },
       { test: { ...everyProject, name: "direct", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...withoutServices] } },

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_SQL_PORT } from "../../functions/app/config.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { pgliteDataDir } from "../support/pglite-template.ts";
@@ -124,9 +124,13 @@ describe("the SQL port's default, 54322, when another process holds it", () => {
   /** Our own listener on 54322, unless another process (a developer's `npm start`) already holds it. */
   let holder: Server | undefined;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     parent = mkdtempSync(join(tmpdir(), "cadence-sql-default-"));
-    holder = await new Promise<Server | undefined>((resolve, reject) => {
+  });
+  // Before each test, not once: the other holder may be a suite beside this one, which lets go of
+  // the port when it ends, and the next start here would then take it.
+  beforeEach(async () => {
+    holder ??= await new Promise<Server | undefined>((resolve, reject) => {
       const server = createServer();
       server.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(undefined) : reject(error)));
       server.listen(DEFAULT_SQL_PORT, "127.0.0.1", () => resolve(server));

@@ -83,7 +83,7 @@ describe("a first start on PGlite, stopped at any moment, then started again", (
     await runEntry({ DATA_DIR: dataDir }, { afterMs: momentsOver(durationMs)[moment], signal: signalAt(moment) });
     await servesDemoData({ DATA_DIR: dataDir });
     expect(existsSync(`${dataDir}.first-start`)).toBe(false);
-  }, 120_000);
+  });
 });
 
 describe("a first start on a new DATABASE_URL, stopped at any moment, then started again", () => {
@@ -113,5 +113,5 @@ describe("a first start on a new DATABASE_URL, stopped at any moment, then start
     const url = await newDatabase(`stopped_${moment}`);
     await runEntry({ DATABASE_URL: url }, { afterMs: momentsOver(durationMs)[moment], signal: signalAt(moment) });
     await servesDemoData({ DATABASE_URL: url });
-  }, 120_000);
+  });
 });

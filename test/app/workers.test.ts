@@ -79,7 +79,7 @@ describe.skipIf(!redisServerAvailable())("npm run start:workers", () => {
   it("stops at start with the message when two workers would keep their limits in memory", async () => {
     const started = startServer({ DATABASE_URL: database.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });
     await expect(started).rejects.toThrow(/exited with 1:[\s\S]*DENO_JOBS: 2 workers need their rate limits in Redis/);
-  }, 60_000);
+  });
 
   it("serves the interface from two worker processes, each on a port of its own, limits in Redis", async () => {
     const server = await startServer({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });

@@ -49,12 +49,16 @@ const alive = (pid: number) => {
 /** How often the server has taken its port again after losing its listener. */
 const reopenings = (server: RunningServer) => server.logs().split("\n").filter((line) => line.includes('"event":"listener_reopened"')).length;
 
-/** Requests until one is answered 200 (each bounded by 1 s); how many it took. The test's timeout bounds the loop. */
+/**
+ * Requests until one is answered 200; how many it took. Each is given up after 10 s, a hang guard
+ * for a connection the server never takes: at 1 s, a busy machine's slower answers were given up
+ * and asked again, so the loop could spin until the test's timeout. That timeout bounds the loop.
+ */
 async function answeredAgain(url: string): Promise<number> {
   let attempts = 0;
   for (;;) {
     attempts++;
-    const status = await fetch(`${url}/api/v2/frequencies`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status, () => 0);
+    const status = await fetch(`${url}/api/v2/frequencies`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.status, () => 0);
     if (status === 200) return attempts;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -95,7 +99,7 @@ describe("npm start under a connection flood", () => {
     expect(reopened).toBeGreaterThan(0);
     expect(answers).toEqual(Array(20).fill(200));
     expect(alive(server.pid)).toBe(true);
-  }, 60_000);
+  });
 
   it("survives a burst of 1,500 connections opened at once (wrk -c1500), and answers again once it ends", async () => {
     const before = reopenings(server);
@@ -111,7 +115,7 @@ describe("npm start under a connection flood", () => {
     expect(aliveDuringBurst).toBe(true);
     expect(answers).toEqual(Array(20).fill(200));
     expect(alive(server.pid)).toBe(true);
-  }, 60_000);
+  });
 });
 
 describe("npm start's descriptor limit", () => {

@@ -98,7 +98,7 @@ describe("POST /api/v2/automations/create/account when the server is killed mid-
     for (const { key } of keys) {
       expect(resend.received.some((mail) => mail.body.text.includes(key))).toBe(true);
     }
-  }, 120_000);
+  });
 });
 
 describe("POST /api/v2/automations/create/account with an id, when the server is killed between the key and the answer", () => {
@@ -159,5 +159,5 @@ describe("POST /api/v2/automations/create/account with an id, when the server is
       }
     }
     await held.stop();
-  }, 120_000);
+  });
 });

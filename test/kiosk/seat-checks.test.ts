@@ -121,7 +121,7 @@ describe("seat checks: the corpus of how kiosks really call (test/simulate/seat-
       db: database.db, accountEmail: "demo@example.com", prefix: "CRPS-0001", patterns: SEAT_PATTERNS, startAt: testClock().now(), runMs,
       instances: 3, seed: 1, log: memoryLogger().log,
     });
-  }, 300_000);
+  });
 
   it.each(SEAT_PATTERNS.filter((pattern) => pattern.kind === "honest").map((pattern) => pattern.name))("honest: %s raises no flag", (name) => {
     const verdict = verdicts.find((v) => v.name === name)!;

@@ -12,8 +12,10 @@ let db: Database;
 let request: ReturnType<typeof testApp>["request"];
 
 beforeAll(async () => {
-  // Enough connections for the race below to run in parallel inside Postgres.
-  database = await freshDatabase({ max: 24 });
+  // Enough connections for the race below to run in parallel inside Postgres, and a minute for each
+  // statement: the race's subject is one holder, not the 2 s a request may wait, which beside two
+  // CPU-bound processes one of its 40 requests went past (503).
+  database = await freshDatabase({ max: 24, deadlineMs: 60_000 });
   db = database.db;
   ({ request } = testApp(db));
 });

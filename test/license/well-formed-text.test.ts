@@ -13,7 +13,9 @@ const databases: Array<{ name: string; pglite?: true; open(): Promise<{ db: Data
   {
     name: "Postgres",
     async open() {
-      const database: TestDatabase = await freshDatabase({ max: 2 });
+      // A minute for a connection and a statement: the subject is the text, not the 2 s a request may
+      // wait, which a new connection for a fixture outlasted beside two CPU-bound processes (run 4).
+      const database: TestDatabase = await freshDatabase({ max: 2, deadlineMs: 60_000 });
       return { db: database.db, close: () => database.drop() };
     },
   },

@@ -9,7 +9,9 @@ import { scopedDatabase } from "../support/database.ts";
 const KEY = "DEMO-0000-0000-0004";
 const MINUTES_PER_DAY = 1440;
 
-const database = scopedDatabase();
+// Each case writes and reads back up to 1,440 blocks in a statement: fixtures, not a kiosk's request,
+// whose 2 s deadline (the pool's default) a busy machine stretches them past. A minute catches a hang.
+const database = scopedDatabase({ deadlineMs: 60_000 });
 let schedule: string;
 
 beforeAll(async () => {

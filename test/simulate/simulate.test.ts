@@ -56,7 +56,7 @@ describe.skipIf(!serversAvailable())("npm run simulate, a smoke run with faults"
       exitCode = failed.code;
     }
     summary = Summary.parse(JSON.parse(readFileSync(file, "utf8")));
-  }, 150_000);
+  });
   afterAll(async () => {
     abort.abort();
     await run?.catch(() => {});

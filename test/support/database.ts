@@ -48,7 +48,7 @@ function throughPooler(url: string): string {
  * @example
  * const { db, drop } = await freshDatabase();
  */
-export async function freshDatabase(options: { max?: number } = {}): Promise<TestDatabase> {
+export async function freshDatabase(options: { max?: number; deadlineMs?: number } = {}): Promise<TestDatabase> {
   const adminUrl = inject("pgAdminUrl");
   const name = `t_${process.pid}_${Date.now()}_${counter++}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -58,9 +58,8 @@ export async function freshDatabase(options: { max?: number } = {}): Promise<Tes
     await admin.end();
   }
   const url = adminUrl.replace(/\/postgres$/, `/${name}`);
-  const db = THROUGH_POOLER
-    ? openPostgres(throughPooler(url), { max: options.max ?? 10, transactionPooler: true })
-    : openPostgres(url, { max: options.max ?? 10 });
+  const pool = { max: options.max ?? 10, deadlineMs: options.deadlineMs };
+  const db = THROUGH_POOLER ? openPostgres(throughPooler(url), { ...pool, transactionPooler: true }) : openPostgres(url, pool);
   registerDatabase(db, url);
   return {
     db,
@@ -83,10 +82,10 @@ export async function freshDatabase(options: { max?: number } = {}): Promise<Tes
  * process on the real clock (the entry under Deno, a CLI) in a suite whose app runs on a test
  * clock: the two never meet on the same rows (see `assertRealClockOnly`). Read its fields inside tests.
  */
-export function scopedDatabase(): TestDatabase {
+export function scopedDatabase(options: { max?: number; deadlineMs?: number } = {}): TestDatabase {
   const scoped = {} as TestDatabase;
   beforeAll(async () => {
-    Object.assign(scoped, await freshDatabase());
+    Object.assign(scoped, await freshDatabase(options));
   });
   afterAll(() => scoped.drop?.());
   return scoped;

@@ -11,4 +11,4 @@ import type { StoreBounds } from "../../functions/app/rate-limit/create-limiter.
  * @example
  * const store = await createLimiter({ REDIS_URL: redis.url }, log, Date.now, { bounds: PATIENT });
  */
-export const PATIENT: StoreBounds = { checkMs: 60_000, connectMs: 60_000 };
+export const PATIENT: StoreBounds = { checkMs: 300_000, connectMs: 300_000 };

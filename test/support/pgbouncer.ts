@@ -98,9 +98,12 @@ export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
   };
 }
 
+/** A start not listening by then has hung: a hang guard, where 200 tries (about 10 s) was a speed budget. */
+const LISTEN_GUARD_MS = 120_000;
+
 /** Resolves once `port` accepts TCP connections; `failed()` names a reason to stop waiting. */
 async function waitForPort(port: number, failed: () => string | undefined) {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (const giveUpAt = performance.now() + LISTEN_GUARD_MS; performance.now() < giveUpAt;) {
     const reason = failed();
     if (reason) throw new Error(reason);
     const open = await new Promise<boolean>((resolve) => {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -90,8 +90,9 @@ export async function startPostgresServer(settings: Record<string, string> = {})
   /** The postmaster and its children (backends, checkpointer, ...). */
   const cluster = () => {
     const pid = child.pid!;
-    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
-      .split("\n").map((line) => Number(line.trim())).filter((child) => child > 0);
+    // `ps` exits 1 when it lists nothing: a postmaster exiting as it is asked has no children left.
+    const listed = spawnSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).stdout;
+    const children = listed.split("\n").map((line) => Number(line.trim())).filter((child) => child > 0);
     return [pid, ...children];
   };
   /** Signals every process of the cluster; one that exited since `ps` listed it (a backend whose client left) is skipped. */
@@ -122,8 +123,11 @@ export async function startPostgresServer(settings: Record<string, string> = {})
   };
 }
 
+/** A start not ready by then has hung: a hang guard, where 200 tries (about 20 s on a quiet machine) was a speed budget. */
+const READY_GUARD_MS = 120_000;
+
 async function waitUntilReady(port: number, child: ChildProcess, stderr: () => string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (const giveUpAt = performance.now() + READY_GUARD_MS; performance.now() < giveUpAt;) {
     if (child.exitCode !== null) throw new Error(`postgres exited early:\n${stderr()}`);
     try {
       execFileSync(join(PG_BIN, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres"], { stdio: "pipe" });

@@ -57,7 +57,11 @@ export async function startRedis(options: { port?: number; args?: string[] } = {
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let output = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 15_000);
+    // A hang guard, which kills what it gave up on so that nothing outlives the run.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`redis-server did not start within 60 s:\n${output}`));
+    }, 60_000);
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk;
       if (output.includes("Ready to accept connections")) {

@@ -6,6 +6,8 @@ import { assertRealClockOnly } from "./clock.ts";
 import { leaksIn } from "./log-leaks.ts";
 
 const here = new URL("../../", import.meta.url);
+/** How long a start may take before it counts as hung: under vitest's test timeout, so the failure shows the server's output. */
+const START_GUARD_MS = 240_000;
 
 /** A start script of package.json in the checkout at `root`. */
 const startScriptOf = (root: URL, script = "start"): string => JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts[script];
@@ -105,7 +107,12 @@ export async function startServer(
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 60_000);
+    // A hang guard: a first start on PGlite beside two CPU-bound processes took over the 60 s this
+    // once was, and the server it gave up on listened later and outlived the run; now it is killed.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${entry} did not start within ${START_GUARD_MS / 1000} s:\n${output}`));
+    }, START_GUARD_MS);
     const onData = (chunk: Buffer) => {
       output += chunk;
       const match = workers ? /"event":"workers_ready","workers":\d+,"ports":\[(\d+)/.exec(output) : /"event":"listening","port":(\d+)/.exec(output);
