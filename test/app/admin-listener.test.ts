@@ -46,7 +46,7 @@ describe("the admin listener (ADMIN_PORT: /live, /ready, /metrics)", () => {
   it("answers /ready 200 once started, with the database's state beside it, and only GET or HEAD", async () => {
     const server = await startServer({ ...database.serverEnv, ADMIN_PORT: "0" });
     try {
-      await vi.waitFor(async () => expect((await fetch(`${server.adminUrl}/ready`)).status).toBe(200), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect((await fetch(`${server.adminUrl}/ready`)).status).toBe(200), { timeout: 120_000, interval: 50 });
       expect(await (await fetch(`${server.adminUrl}/ready`)).json()).toEqual({ status: "ready", waitingFor: [], database: "available" });
       expect((await fetch(`${server.adminUrl}/ready`, { method: "POST" })).status).toBe(405);
       expect((await fetch(`${server.adminUrl}/nothing`)).status).toBe(404);
@@ -65,15 +65,15 @@ describe("the admin listener (ADMIN_PORT: /live, /ready, /metrics)", () => {
       await vi.waitFor(async () => {
         const starting = await fetch(`${server.adminUrl}/ready`);
         expect({ status: starting.status, body: await starting.json() }).toEqual({ status: 503, body: { status: "starting", waitingFor: ["migrations"], database: "available" } });
-      }, { timeout: 10_000, interval: 50 });
+      }, { timeout: 120_000, interval: 50 });
       expect((await fetch(`${server.adminUrl}/live`)).status).toBe(200);
       // Logged when the first look at the migrations answers, which /ready does not wait for.
       await vi.waitFor(() => expect(server.logs()).toContain(`"event":"migrations_pending","missing":["${latest.version}_${latest.name}.sql"]`), { timeout: 60_000, interval: 50 });
       await sql`insert into supabase_migrations.schema_migrations ${sql(latest)}`;
-      await vi.waitFor(async () => expect((await fetch(`${server.adminUrl}/ready`)).status).toBe(200), { timeout: 30_000, interval: 250 });
+      await vi.waitFor(async () => expect((await fetch(`${server.adminUrl}/ready`)).status).toBe(200), { timeout: 120_000, interval: 250 });
     } finally {
       await server.stop();
       await sql.end();
     }
-  }, 60_000);
+  });
 });

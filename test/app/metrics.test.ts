@@ -93,7 +93,7 @@ describe.skipIf(!redisServerAvailable())("/metrics of each worker of npm run sta
     database = await freshDatabase();
     redis = await startRedis();
     server = await startServer({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await redis?.stop();
@@ -139,7 +139,7 @@ describe.skipIf(!redisServerAvailable())("/metrics of each worker of npm run sta
     } finally {
       await prometheus.stop();
     }
-  }, 90_000);
+  });
 });
 
 describe("what the metrics count where it happens (db/observed-database.ts, rate-limit/observed-limiter.ts)", () => {
