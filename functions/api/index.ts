@@ -1,6 +1,7 @@
 // The edge entry: Supabase deploys this file as the function `api`, `npm start` runs it as is, and
 // `npm run start:workers` runs it once per worker process (functions/production/supervisor.ts).
 import { createApp } from "../app/app.ts";
+import { type AppFetch, timedFetch } from "../app/http/request-timing.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
 import { configFromEnvironment } from "../app/environment.ts";
 import { importOptional } from "../app/import-optional.ts";
@@ -53,12 +54,14 @@ if (onEdgeRuntime()) {
   const admin = adminPort === undefined ? undefined : await openWorkerAdmin({ ...config, ADMIN_PORT: adminPort }, log).catch(exitOnOperatorError);
   const runtime = await openRuntime(config, log, admin?.metrics).catch(exitOnOperatorError);
   admin?.attach(runtime);
-  const app = createApp({ ...runtime.deps, observeRequest: admin?.metrics.observeRequest });
+  const app = createApp(runtime.deps);
+  const fetch: AppFetch = (request, env) => app.fetch(request, env);
+  const answer = admin ? timedFetch(fetch, admin.metrics.observeRequest) : fetch;
   const server = await listenOn(config.PORT, "PORT", () =>
     serveSelfHosted({
       hostname: config.HOST,
       port: config.PORT,
-      handler: (request, remoteAddr) => app.fetch(request, { remoteAddr }),
+      handler: (request, remoteAddr) => answer(request, { remoteAddr }),
       log,
     })
   ).catch(exitOnOperatorError);

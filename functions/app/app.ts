@@ -6,7 +6,6 @@ import { Failure, failureResponse, UNAVAILABLE_RETRY_AFTER_SECONDS } from "./err
 import { allowedMethods } from "./http/allowed-methods.ts";
 import { cors } from "./http/cors.ts";
 import { headContentLength } from "./http/head-content-length.ts";
-import { requestTiming } from "./http/request-timing.ts";
 import { serveOpenApiDocument } from "./http/openapi-document.ts";
 import type { Env } from "./http/route.ts";
 import { licenseRoutes } from "./license/routes.ts";
@@ -26,8 +25,6 @@ import { scheduleRoutes } from "./schedule/routes.ts";
 export function createApp(deps: Deps): OpenAPIHono<Env> {
   const app = new OpenAPIHono<Env>();
 
-  // First, so it times what every other layer does and sees the status they settled on.
-  if (deps.observeRequest) app.use("*", requestTiming(deps.observeRequest));
   app.use("*", headContentLength());
   // Browser-based kiosks call the API cross-origin and poll schedules conditionally.
   app.use(

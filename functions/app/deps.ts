@@ -1,7 +1,6 @@
 import type { AuthUsers } from "./auth-users/auth-users.ts";
 import type { Database } from "./db/database.ts";
 import type { ClientIpSource } from "./http/client-ip.ts";
-import type { RequestObserver } from "./http/request-timing.ts";
 import type { KioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
 import type { Mailer } from "./mail/mailer.ts";
@@ -45,6 +44,4 @@ export interface Deps {
   sightings: KioskSightings;
   /** Supabase Auth, when Cadence runs on it: each onboarded account becomes an Auth user. */
   authUsers?: AuthUsers;
-  /** Told of every answered request (its route, status and duration), for the admin listener's metrics; absent on Supabase. */
-  observeRequest?: RequestObserver;
 }

@@ -124,6 +124,16 @@ describe.skipIf(!redisServerAvailable())("/metrics of each worker of npm run sta
     expect(await scrape(second.adminUrl)).not.toContain("{licenseKey}");
   });
 
+  it("labels a request no route answered with an empty route, so a made-up path adds no series, and names the OpenAPI document's", async () => {
+    const [first] = server.workers!;
+    await fetch(`${first.url}/api/v2/no-such-route-${"x".repeat(8)}`);
+    await fetch(`${first.url}/api/v2/openapi.json`);
+    const text = await scrape(first.adminUrl);
+    expect(text).toMatch(/http_server_request_duration_seconds_count\{http_request_method="GET",http_route="",http_response_status_code="404"\} [1-9]/);
+    expect(text).toMatch(/http_server_request_duration_seconds_count\{http_request_method="GET",http_route="\/api\/v2\/openapi\.json",http_response_status_code="200"\} [1-9]/);
+    expect(text).not.toContain("no-such-route");
+  });
+
   it("adds every worker up when Prometheus scrapes each (a target per admin port)", async () => {
     const [first, second] = server.workers!;
     const path = "/api/v2/color-palettes";

@@ -16,9 +16,9 @@ type Observe = (seconds: number) => void;
  * Every request's duration, by method, route template and status, as a prom-client histogram named
  * as OpenTelemetry's Prometheus exporter names `http.server.request.duration`. The route is the
  * template (`/api/v2/licenses/{licenseKey}/schedule`), never the path, so a key in a path makes no
- * series; a pattern ending in `*` is a middleware's: no route matched. Each series' child
- * (`histogram.labels(...)`) is found once and kept by method, route and status, so a request builds
- * no label object (prom-client's observe measured 0.36 µs here, against a catalogue read's 20 µs).
+ * series; `""` when no route answered. Each series' child (`histogram.labels(...)`) is found once
+ * and kept by method, route and status, so a request builds no label object (prom-client's observe
+ * measured 0.36 µs here, against a catalogue read's 20 µs).
  *
  * @example
  * const observe = requestDurations(registry);
@@ -27,22 +27,21 @@ type Observe = (seconds: number) => void;
 export function requestDurations(registry: Registry): RequestObserver {
   const histogram = new Histogram({
     name: "http_server_request_duration_seconds",
-    help: "Duration of HTTP server requests (OpenTelemetry's http.server.request.duration), from the app's first middleware to its answer.",
+    help: "Duration of HTTP server requests (OpenTelemetry's http.server.request.duration), from the app's start to its answer.",
     labelNames: ["http_request_method", "http_route", "http_response_status_code"],
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
-  /** Method, then route pattern, then status: looked up without building a key on every request. */
+  /** Method, then route template, then status: looked up without building a key on every request. */
   const children = new Map<string, Map<string, Map<number, Observe>>>();
 
-  function childOf(method: string, routePath: string, status: number): Observe {
+  function childOf(method: string, route: string, status: number): Observe {
     let byRoute = children.get(method);
     if (byRoute === undefined) children.set(method, (byRoute = new Map()));
-    let byStatus = byRoute.get(routePath);
-    if (byStatus === undefined) byRoute.set(routePath, (byStatus = new Map()));
+    let byStatus = byRoute.get(route);
+    if (byStatus === undefined) byRoute.set(route, (byStatus = new Map()));
     let observe = byStatus.get(status);
     if (observe === undefined) {
-      const route = routePath.endsWith("*") ? "" : routePath.replace(/:(\w+)/g, "{$1}");
       observe = histogram.labels(method, route, String(status)).observe;
       byStatus.set(status, observe);
     }
@@ -50,5 +49,5 @@ export function requestDurations(registry: Registry): RequestObserver {
   }
 
   // Normalised before it keys the map: a client's made-up methods add no series.
-  return (method, routePath, status, seconds) => childOf(METHODS.has(method) ? method : "_OTHER", routePath, status)(seconds);
+  return (method, route, status, seconds) => childOf(METHODS.has(method) ? method : "_OTHER", route, status)(seconds);
 }

@@ -5,6 +5,8 @@ import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 export interface ConnectionInfo {
   /** The socket peer's address. */
   remoteAddr?: string;
+  /** The template of the route that answered (`/api/v2/groups`), set by `route()` for the request timing. */
+  route?: string;
 }
 
 /**
@@ -25,7 +27,12 @@ export type Handler = (c: Context<Env>) => Response | Promise<Response>;
  */
 export function route(app: App, config: RouteConfig, handler: Handler): void {
   app.openAPIRegistry.registerPath(config);
-  app.on(config.method.toUpperCase(), config.path.replace(/\{(\w+)\}/g, ":$1"), handler);
+  const template = config.path;
+  app.on(config.method.toUpperCase(), template.replace(/\{(\w+)\}/g, ":$1"), (c) => {
+    // For the request timing (http/request-timing.ts), which reads it once the app has answered.
+    if (c.env) c.env.route = template;
+    return handler(c);
+  });
 }
 
 /** The JSON content block of an OpenAPI response or request body. */
