@@ -73,6 +73,30 @@ COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls
 
 
 --
+-- Name: await_account_email_changes(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.await_account_email_changes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  -- Shared, so key writes run beside each other; cadence.refresh_key_email_accounts takes it
+  -- exclusively.
+  perform pg_catalog.pg_advisory_xact_lock_shared(pg_catalog.hashtextextended('cadence.key_email_accounts', 0));
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION await_account_email_changes(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.await_account_email_changes() IS 'Statement trigger on public.license_keys: a statement writing owner links or stored e-mails waits for an account being created or changing e-mail, and that account''s change waits for it, so each reads what the other wrote.';
+
+
+--
 -- Name: canonical_frequencies(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -350,12 +374,9 @@ begin
       message = pg_catalog.format('venue address %s overlaps %s, already registered to this account: change that registration''s kiosks instead', new.network, v_taken);
   end if;
 
-  -- The pairing rule decides which keys are the account's (cadence.key_belongs_to); candidates
-  -- through indexes first.
   select pg_catalog.count(*) into v_active
     from public.license_keys as k
-   where (k.account_id = v_account.id or pg_catalog.lower(k.email) = pg_catalog.lower(v_account.email))
-     and cadence.key_belongs_to(k, v_account) and k.active;
+   where k.belongs_to = v_account.id and k.active;
   select coalesce(pg_catalog.sum(v.kiosks), 0) into v_registered
     from public.venue_addresses as v where v.account_id = new.account_id and v.id is distinct from new.id;
   if v_registered + new.kiosks > v_active then
@@ -380,8 +401,7 @@ begin
       join public.license_keys as k on k.key = s.license_key
      where s.last_seen_ip <<= new.network
        and s.last_seen_at >= pg_catalog.now() - interval '24 hours'
-       and (k.account_id = v_account.id or pg_catalog.lower(k.email) = pg_catalog.lower(v_account.email))
-       and cadence.key_belongs_to(k, v_account)) then
+       and k.belongs_to = v_account.id) then
     raise exception using
       errcode = 'check_violation',
       constraint = 'venue_address_was_seen_from_the_account',
@@ -763,6 +783,30 @@ COMMENT ON FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) IS 'For
 
 
 --
+-- Name: find_key_email_account(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.find_key_email_account() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  new.email_account_id := case when new.account_id is null then
+    (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(new.email))
+  end;
+  return new;
+end
+$$;
+
+
+--
+-- Name: FUNCTION find_key_email_account(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.find_key_email_account() IS 'Trigger: a key''s email_account_id, the account of its stored e-mail when it has no owner link, else null; belongs_to follows from it. The pairing rule''s one spelling.';
+
+
+--
 -- Name: forget_deleted_key_sightings(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -876,15 +920,8 @@ CREATE FUNCTION cadence.holder_license_keys() RETURNS text[]
     SET search_path TO ''
     AS $$
 begin
-  -- The pairing rule decides (cadence.key_belongs_to): keys linked to the account, and keys with no
-  -- owner link whose stored e-mail is the account's. The first condition finds the candidates
-  -- through indexes.
   return array(
-    select k.key
-    from public.accounts as a
-    join public.license_keys as k
-      on (k.account_id = a.id or pg_catalog.lower(k.email) = pg_catalog.lower(a.email)) and cadence.key_belongs_to(k, a)
-    where a.auth_user_id = (select auth.uid()));
+    select k.key from public.license_keys as k where k.belongs_to = (select cadence.holder_account_id()));
 end
 $$;
 
@@ -893,7 +930,7 @@ $$;
 -- Name: FUNCTION holder_license_keys(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.holder_license_keys() IS 'The license keys that belong to the signed-in account holder''s account (cadence.key_belongs_to); empty for anyone else. For row-level security policies.';
+COMMENT ON FUNCTION cadence.holder_license_keys() IS 'The license keys that belong to the signed-in account holder''s account (license_keys.belongs_to); empty for anyone else. For row-level security policies.';
 
 
 --
@@ -906,11 +943,8 @@ CREATE FUNCTION cadence.holder_owns_key(p_key text) RETURNS boolean
     AS $$
 begin
   return exists (
-    select
-      from public.license_keys as k
-      join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-     where k.key = p_key and a.auth_user_id = (select auth.uid()));
+    select from public.license_keys as k
+     where k.key = p_key and k.belongs_to = (select cadence.holder_account_id()));
 end
 $$;
 
@@ -919,7 +953,7 @@ $$;
 -- Name: FUNCTION holder_owns_key(p_key text); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.holder_owns_key(p_key text) IS 'Whether a license key belongs to the signed-in account holder''s account (cadence.key_belongs_to); false for anyone else. For row-level security policies.';
+COMMENT ON FUNCTION cadence.holder_owns_key(p_key text) IS 'Whether a license key belongs to the signed-in account holder''s account (license_keys.belongs_to); false for anyone else. For row-level security policies.';
 
 
 --
@@ -960,17 +994,14 @@ CREATE FUNCTION cadence.holder_schedule_ids() RETURNS uuid[]
     SET search_path TO ''
     AS $$
 begin
-  -- Key schedules are few beside keys: find them first, then whether each key is the holder's
-  -- (cadence.key_belongs_to; the first condition finds the candidate account through indexes).
+  -- Key schedules are few beside keys: find them first, then whether each key is the holder's.
   return array(
     select s.id from public.schedules as s where s.account_id = (select cadence.holder_account_id())
     union all
     select s.id
       from public.schedules as s
       join public.license_keys as k on k.key = s.license_key
-      join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-     where a.auth_user_id = (select auth.uid()));
+     where k.belongs_to = (select cadence.holder_account_id()));
 end
 $$;
 
@@ -1003,169 +1034,6 @@ $$;
 --
 
 COMMENT ON FUNCTION cadence.iana_time_zones() IS 'The IANA time zones of the server''s database, canonical names and backward links: pg_timezone_names without posix/..., right/..., localtime, posixrules and Factory. The zones a key or an account may have.';
-
-
---
--- Name: key_account_id(uuid, text); Type: FUNCTION; Schema: cadence; Owner: -
---
-
-CREATE FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) RETURNS uuid
-    LANGUAGE sql STABLE
-    SET search_path TO ''
-    AS $$
-  select coalesce(p_account_id, (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(p_email)))
-$$;
-
-
---
--- Name: FUNCTION key_account_id(p_account_id uuid, p_email text); Type: COMMENT; Schema: cadence; Owner: -
---
-
-COMMENT ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) IS 'The id of the account a key belongs to: its owner link, else the account of its stored e-mail (case-insensitively), else null.';
-
-
---
--- Name: accounts; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.accounts (
-    id uuid DEFAULT gen_random_uuid() NOT NULL,
-    email text NOT NULL,
-    display_name text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    auth_user_id uuid,
-    auth_link_attempts integer DEFAULT 0 NOT NULL,
-    auth_link_error text,
-    auth_link_due_at timestamp with time zone,
-    time_zone text DEFAULT 'UTC'::text NOT NULL,
-    offline_alert_after interval DEFAULT '00:15:00'::interval NOT NULL,
-    CONSTRAINT account_display_name_length CHECK (((char_length(btrim(display_name)) >= 1) AND (char_length(btrim(display_name)) <= 120))),
-    CONSTRAINT account_email_has_no_invisible_characters CHECK ((email !~ '[[:cntrl:]\u0080-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'::text)),
-    CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
-    CONSTRAINT auth_link_attempts_are_not_negative CHECK ((auth_link_attempts >= 0)),
-    CONSTRAINT offline_alert_after_is_between_a_minute_and_a_week CHECK (((offline_alert_after >= '00:01:00'::interval) AND (offline_alert_after <= '7 days'::interval)))
-);
-
-
---
--- Name: TABLE accounts; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.accounts IS 'Owners of license keys. E-mail is unique regardless of case.';
-
-
---
--- Name: COLUMN accounts.auth_user_id; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.accounts.auth_user_id IS 'The Supabase Auth user (auth.users.id) of this account; null until linked. Cadence creates it with the account id.';
-
-
---
--- Name: COLUMN accounts.auth_link_attempts; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.accounts.auth_link_attempts IS 'How often linking an Auth user was tried.';
-
-
---
--- Name: COLUMN accounts.auth_link_error; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.accounts.auth_link_error IS 'Why the last try to link an Auth user failed, e.g. the e-mail already belongs to an Auth user Cadence did not create.';
-
-
---
--- Name: COLUMN accounts.auth_link_due_at; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.accounts.auth_link_due_at IS 'When linking may next be tried: null means at once (never tried); a claim moves it one lease ahead, a failure one backoff ahead.';
-
-
---
--- Name: COLUMN accounts.time_zone; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.accounts.time_zone IS 'The IANA time zone (pg_timezone_names) of the account''s kiosks, unless a key has its own; UTC by default.';
-
-
---
--- Name: COLUMN accounts.offline_alert_after; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.accounts.offline_alert_after IS 'How long a kiosk that should be playing may stay unseen before the account holder is e-mailed (1 minute to 7 days; 15 minutes by default).';
-
-
---
--- Name: license_keys; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.license_keys (
-    key text NOT NULL,
-    account_id uuid,
-    email text NOT NULL,
-    active boolean DEFAULT true NOT NULL,
-    last_validated_at timestamp with time zone,
-    system_name text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    time_zone text,
-    alerts_muted boolean DEFAULT false NOT NULL,
-    CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
-    CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
-    CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
-    CONSTRAINT system_name_length CHECK (((char_length(system_name) >= 1) AND (char_length(system_name) <= 40)))
-);
-
-
---
--- Name: TABLE license_keys; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON TABLE public.license_keys IS 'License keys. account_id is the owner link; a key without one belongs to the account whose e-mail equals its stored e-mail.';
-
-
---
--- Name: COLUMN license_keys.system_name; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; unique per account regardless of case.';
-
-
---
--- Name: COLUMN license_keys.time_zone; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.license_keys.time_zone IS 'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
-
-
---
--- Name: COLUMN license_keys.alerts_muted; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.license_keys.alerts_muted IS 'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
-
-
---
--- Name: key_belongs_to(public.license_keys, public.accounts); Type: FUNCTION; Schema: cadence; Owner: -
---
-
-CREATE FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) RETURNS boolean
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO ''
-    AS $$
-begin
-  -- PL/pgSQL evaluates this as a simple expression, with no plan to make on each call.
-  return p_key.account_id = p_account.id
-      or (p_key.account_id is null and pg_catalog.lower(p_key.email) = pg_catalog.lower(p_account.email));
-end
-$$;
-
-
---
--- Name: FUNCTION key_belongs_to(p_key public.license_keys, p_account public.accounts); Type: COMMENT; Schema: cadence; Owner: -
---
-
-COMMENT ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) IS 'A key belongs to an account when its owner link is that account, or it has no owner link and its stored e-mail equals the account e-mail (case-insensitive).';
 
 
 --
@@ -1219,8 +1087,7 @@ begin
     select k.key, s.last_seen_at, a.id as account_id, a.offline_alert_after
       from public.kiosk_sightings as s
       join public.license_keys as k on k.key = s.license_key
-      join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+      join public.accounts as a on a.id = k.belongs_to
      where greatest(s.last_seen_at, v_since) <= p_now - interval '1 minute'
        and greatest(s.last_seen_at, v_since) <= p_now - a.offline_alert_after
        and k.active and not k.alerts_muted
@@ -1328,10 +1195,7 @@ CREATE FUNCTION cadence.license_key_owner(p_key text) RETURNS uuid
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select a.id
-  from public.license_keys as k
-  join public.accounts as a on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-  where k.key = p_key
+  select k.belongs_to from public.license_keys as k where k.key = p_key
 $$;
 
 
@@ -1339,7 +1203,7 @@ $$;
 -- Name: FUNCTION license_key_owner(p_key text); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.license_key_owner(p_key text) IS 'The id of the account a license key belongs to (cadence.key_belongs_to), or null. For public.kiosk_status.';
+COMMENT ON FUNCTION cadence.license_key_owner(p_key text) IS 'The id of the account a license key belongs to (license_keys.belongs_to), or null. For public.kiosk_status, whose readers may not read that column.';
 
 
 --
@@ -1406,10 +1270,8 @@ begin
   return (
     select coalesce(k.time_zone, a.time_zone, 'UTC')
       from public.license_keys as k
-      left join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-     where k.key = p_key
-     limit 1);
+      left join public.accounts as a on a.id = k.belongs_to
+     where k.key = p_key);
 end
 $$;
 
@@ -1455,7 +1317,7 @@ begin
            case
              when k.key is null then 'key_not_found'
              when a.id is null then 'user_not_found'
-             when cadence.key_belongs_to(k, a) then 'paired'
+             when k.belongs_to = a.id then 'paired'
              else 'not_owner'
            end,
            k.active,
@@ -1475,7 +1337,7 @@ $$;
 -- Name: FUNCTION license_pairings(p_keys text[], p_emails text[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) IS 'Outcome of pairing each key with the e-mail at the same position n (1-based): key_not_found, user_not_found, not_owner or paired, with the key''s activity and the account id.';
+COMMENT ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) IS 'Outcome of pairing each key with the e-mail at the same position n (1-based): key_not_found, user_not_found, not_owner (the key belongs to another account, or none) or paired, with the key''s activity and the account id.';
 
 
 --
@@ -1739,12 +1601,7 @@ begin
         -- `= any (...)` restricts the table to the batch through its index, whichever join the
         -- planner picks for a batch it cannot size (without it, a seq scan of every key per call).
         join public.license_keys as k on k.key = p_keys[s.n] and k.key = any (p_keys)
-        left join lateral (
-          select a.time_zone
-            from public.accounts as a
-           where (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-           limit 1
-        ) as owner on true
+        left join public.accounts as owner on owner.id = k.belongs_to
     ),
     clocks as (
       -- One wall clock per (schedule, zone): what every key of the group shares.
@@ -2165,6 +2022,33 @@ COMMENT ON FUNCTION cadence.refresh_all_schedule_payloads() IS 'Trigger (after t
 
 
 --
+-- Name: refresh_key_email_accounts(); Type: FUNCTION; Schema: cadence; Owner: -
+--
+
+CREATE FUNCTION cadence.refresh_key_email_accounts() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.key_email_accounts', 0));
+  -- Written as they are: their own trigger (cadence.find_key_email_account) finds the account again.
+  update public.license_keys as k
+     set email_account_id = k.email_account_id
+   where k.account_id is null
+     and pg_catalog.lower(k.email) in (pg_catalog.lower(new.email), pg_catalog.lower(case when tg_op = 'UPDATE' then old.email end));
+  return null;
+end
+$$;
+
+
+--
+-- Name: FUNCTION refresh_key_email_accounts(); Type: COMMENT; Schema: cadence; Owner: -
+--
+
+COMMENT ON FUNCTION cadence.refresh_key_email_accounts() IS 'Trigger on public.accounts: after an account is created or its e-mail changes, the unlinked keys of its old and new e-mail find their account again (through license_keys_unlinked_by_email_idx).';
+
+
+--
 -- Name: refresh_schedule_payloads(uuid[]); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
@@ -2439,13 +2323,11 @@ CREATE FUNCTION cadence.served_schedules(p_keys text[]) RETURNS TABLE(n bigint, 
 begin
   return query
     with served as (
+      -- The account's schedule is probed only for a key with none of its own.
       select k.key, coalesce(own.id, shared.id) as id, p.version, p.payload
         from public.license_keys as k
         left join public.schedules as own on own.license_key = k.key
-        left join public.accounts as by_email
-          on pg_catalog.lower(by_email.email) = pg_catalog.lower(case when own.id is null and k.account_id is null then k.email end)
-        left join public.schedules as shared
-          on shared.account_id = case when own.id is null then coalesce(k.account_id, by_email.id) end
+        left join public.schedules as shared on shared.account_id = case when own.id is null then k.belongs_to end
         left join public.schedule_payloads as p on p.schedule_id = coalesce(own.id, shared.id)
        where k.key = any (p_keys)
     )
@@ -2462,7 +2344,7 @@ $$;
 -- Name: FUNCTION served_schedules(p_keys text[]); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known key (position n, 1-based): the schedule it reads (its own, else its account''s by cadence.key_belongs_to''s rule, else none) with that schedule''s stored version and payload; the unscheduled payload for none. No row for an unknown key.';
+COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known key (position n, 1-based): the schedule it reads (its own, else its account''s, license_keys.belongs_to, else none) with that schedule''s stored version and payload; the unscheduled payload for none. No row for an unknown key.';
 
 
 --
@@ -2496,14 +2378,11 @@ CREATE FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) RETURNS 
 declare
   v_left bigint[];
   v_pass bigint[];
-  v_lock bigint;
-  v_locks bigint[];
   v_winners bigint[];
   v_winner bigint;
   v_judged bigint[];
   v_verdicts text[];
   v_taken bigint[] := '{}';
-  v_passes int := 0;
 begin
   -- Up front, from a plain read (one statement): an unknown key's positions, and each key's
   -- positions before the first that asks another name than the stored one, are answered now,
@@ -2522,22 +2401,13 @@ begin
             left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)) as r;
   return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
 
-  -- Every lock of the batch, before any pass: the keys in key order, then the accounts' name locks
-  -- (serialising name changes within an account, so the check below also covers what the unique
-  -- index cannot see: an unlinked key and a linked key of the same account) in lock order.
+  -- The keys it may write, locked in key order before any pass, so a pass waits on no row lock
+  -- while it holds a name another batch waits for (cadence.validate_and_name_licenses has already
+  -- locked the valid ones, in the same order).
   perform from public.license_keys as k
     where k.key = any (array(select p_keys[l.n] from unnest(v_left) as l(n)))
     order by k.key
       for update;
-  v_locks := array(
-    select distinct pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0) as h
-      from unnest(v_left) as l(n)
-      join public.license_keys as k on k.key = p_keys[l.n] and k.key = any (p_keys)
-      left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
-     order by h);
-  foreach v_lock in array v_locks loop
-    perform pg_catalog.pg_advisory_xact_lock(v_lock);
-  end loop;
 
   -- One pass answers each key's first position still unanswered; a key named twice is named twice,
   -- in order, a pass each.
@@ -2547,28 +2417,12 @@ begin
       from (select l.n, pg_catalog.row_number() over (partition by p_keys[l.n] order by l.n) as place
               from unnest(v_left) as l(n)) as l;
 
-    -- Past the first pass, the name lock of an account created since the locks were taken, for the
-    -- e-mail of an unlinked key, is taken if free, never waited for (out of order, it could close a
-    -- cycle). The first pass judges right after the locks, as every pass did before.
-    if v_passes > 0 and exists (
-      select from unnest(v_pass) as p(n)
-        join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
-        left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
-       where pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0) <> all (v_locks)
-         and not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtextextended('cadence.system_name:' || coalesce(a.id::text, pg_catalog.lower(k.email)), 0))) then
-      raise exception using
-        errcode = 'serialization_failure',
-        message = 'an account of the batch''s keys was created while it ran; try the batch again';
-    end if;
-    v_passes := v_passes + 1;
-
-    -- Each key's verdict, then the first asker of each name.
+    -- Each key's verdict against the names stored, then the first asker of each name in its account.
     with asked as (
-      select p.n, k as key_row, a as account_row, k.key, p_names[p.n] as name, k.system_name as stored,
-             coalesce(a.id::text, pg_catalog.lower(k.email)) as account_group
+      select p.n, k.key, p_names[p.n] as name, k.system_name as stored,
+             coalesce(k.belongs_to::text, pg_catalog.lower(k.email)) as account_group
         from unnest(v_pass) as p(n)
         left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
-        left join public.accounts as a on a.id = cadence.key_account_id(k.account_id, k.email)
     ), judged as materialized (
       select q.n, q.key, q.name, q.account_group,
              case
@@ -2577,29 +2431,23 @@ begin
                -- Re-sent as stored (by another writer before the lock, or by this batch's earlier pass).
                when q.stored = q.name then 'unchanged'
                when exists (
+                 -- One probe of system_names_in_form_per_account: the account's named keys whose
+                 -- name in its form is this one.
                  select from public.license_keys as other
-                  -- Candidates through system_names_in_form_per_account: the named keys linked to
-                  -- the account, or unlinked with its e-mail (or the key's, with no account), whose
-                  -- name in its form is this one; key_belongs_to decides.
-                  where coalesce(other.account_id::text, pg_catalog.lower(other.email))
-                          = any (array[(q.account_row).id::text, pg_catalog.lower(coalesce((q.account_row).email, (q.key_row).email))])
+                  where coalesce(other.belongs_to::text, pg_catalog.lower(other.email)) = q.account_group
                     -- The stored form of a name written before names were normalised, so it blocks its look-alike.
                     and pg_catalog.lower(cadence.system_name_form(other.system_name)) = pg_catalog.lower(q.name)
                     and other.system_name is not null
-                    and other.key <> q.key
-                    and case when (q.account_row).id is null
-                             then other.account_id is null and pg_catalog.lower(other.email) = pg_catalog.lower((q.key_row).email)
-                             else cadence.key_belongs_to(other, q.account_row)
-                        end)
+                    and other.key <> q.key)
                then 'taken'
              end as verdict
         from asked as q
     ), ranked as (
-      select j.n, j.verdict,
+      select j.n, j.verdict, j.account_group, j.name,
              pg_catalog.row_number() over (partition by j.account_group, pg_catalog.lower(j.name), j.verdict is null order by j.n) as place
         from judged as j
     )
-    select pg_catalog.array_agg(r.n order by r.n) filter (where r.verdict is null and r.place = 1),
+    select pg_catalog.array_agg(r.n order by r.account_group, pg_catalog.lower(r.name)) filter (where r.verdict is null and r.place = 1),
            pg_catalog.array_agg(r.n order by r.n) filter (where r.verdict is not null or r.place > 1),
            pg_catalog.array_agg(coalesce(r.verdict, 'taken') order by r.n) filter (where r.verdict is not null or r.place > 1)
       into v_winners, v_judged, v_verdicts
@@ -2607,12 +2455,12 @@ begin
 
     return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
 
+    -- In (account, name) order, as every batch writes: a name written by a batch still open is
+    -- waited for, then taken (the unique index), and never while that batch waits for one of ours.
     begin
-      update public.license_keys as k
-         set system_name = p_names[w.n]
-        from unnest(v_winners) as w(n)
-       where k.key = p_keys[w.n]
-         and k.key = any (p_keys);
+      foreach v_winner in array coalesce(v_winners, '{}') loop
+        update public.license_keys as k set system_name = p_names[v_winner] where k.key = p_keys[v_winner];
+      end loop;
     exception when unique_violation then
       foreach v_winner in array v_winners loop
         begin
@@ -3157,7 +3005,8 @@ begin
     -- One statement pairs every key with its e-mail as of the statement's snapshot, locks the keys
     -- to record in key order (so two batches cannot deadlock), and records last_validated_at; the
     -- UPDATE rechecks activity and ownership on each key's latest version, so a key deactivated or
-    -- re-linked meanwhile is never recorded as validated.
+    -- re-linked meanwhile (its account's e-mail changed too: that rewrites the key) is never
+    -- recorded as validated.
     with reads as (
       select r.n, r.key, p.outcome, p.key_active, p.account_id
         from unnest(v_ns, v_keys) with ordinality as r(n, key, i)
@@ -3176,7 +3025,7 @@ begin
         join public.accounts as a on a.id = v.account_id
        where k.key = v.key
          and k.active
-         and cadence.key_belongs_to(k, a)
+         and k.belongs_to = a.id
       returning k.key, a.id as account_id, a.email
     )
     select pg_catalog.array_agg(r.n order by r.n),
@@ -3257,6 +3106,78 @@ CREATE TABLE public.account_proclamations (
 --
 
 COMMENT ON TABLE public.account_proclamations IS 'The proclamations an account is entitled to.';
+
+
+--
+-- Name: accounts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.accounts (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    email text NOT NULL,
+    display_name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    auth_user_id uuid,
+    auth_link_attempts integer DEFAULT 0 NOT NULL,
+    auth_link_error text,
+    auth_link_due_at timestamp with time zone,
+    time_zone text DEFAULT 'UTC'::text NOT NULL,
+    offline_alert_after interval DEFAULT '00:15:00'::interval NOT NULL,
+    CONSTRAINT account_display_name_length CHECK (((char_length(btrim(display_name)) >= 1) AND (char_length(btrim(display_name)) <= 120))),
+    CONSTRAINT account_email_has_no_invisible_characters CHECK ((email !~ '[[:cntrl:]\u0080-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'::text)),
+    CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
+    CONSTRAINT auth_link_attempts_are_not_negative CHECK ((auth_link_attempts >= 0)),
+    CONSTRAINT offline_alert_after_is_between_a_minute_and_a_week CHECK (((offline_alert_after >= '00:01:00'::interval) AND (offline_alert_after <= '7 days'::interval)))
+);
+
+
+--
+-- Name: TABLE accounts; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.accounts IS 'Owners of license keys. E-mail is unique regardless of case.';
+
+
+--
+-- Name: COLUMN accounts.auth_user_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_user_id IS 'The Supabase Auth user (auth.users.id) of this account; null until linked. Cadence creates it with the account id.';
+
+
+--
+-- Name: COLUMN accounts.auth_link_attempts; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_link_attempts IS 'How often linking an Auth user was tried.';
+
+
+--
+-- Name: COLUMN accounts.auth_link_error; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_link_error IS 'Why the last try to link an Auth user failed, e.g. the e-mail already belongs to an Auth user Cadence did not create.';
+
+
+--
+-- Name: COLUMN accounts.auth_link_due_at; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.auth_link_due_at IS 'When linking may next be tried: null means at once (never tried); a claim moves it one lease ahead, a failure one backoff ahead.';
+
+
+--
+-- Name: COLUMN accounts.time_zone; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.time_zone IS 'The IANA time zone (pg_timezone_names) of the account''s kiosks, unless a key has its own; UTC by default.';
+
+
+--
+-- Name: COLUMN accounts.offline_alert_after; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.accounts.offline_alert_after IS 'How long a kiosk that should be playing may stay unseen before the account holder is e-mailed (1 minute to 7 days; 15 minutes by default).';
 
 
 --
@@ -3514,6 +3435,71 @@ COMMENT ON COLUMN public.kiosk_sightings.system_name_changes IS 'Changes of the 
 --
 
 COMMENT ON COLUMN public.kiosk_sightings.polls IS 'The key''s polls (public.kiosk_polls): its last settled polls, its bursts still unsettled, and its polls and uneven polls this hour and the last (seat checks: uneven_polls).';
+
+
+--
+-- Name: license_keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.license_keys (
+    key text NOT NULL,
+    account_id uuid,
+    email text NOT NULL,
+    active boolean DEFAULT true NOT NULL,
+    last_validated_at timestamp with time zone,
+    system_name text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    time_zone text,
+    alerts_muted boolean DEFAULT false NOT NULL,
+    email_account_id uuid,
+    belongs_to uuid GENERATED ALWAYS AS (COALESCE(account_id, email_account_id)) STORED,
+    CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
+    CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
+    CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
+    CONSTRAINT system_name_length CHECK (((char_length(system_name) >= 1) AND (char_length(system_name) <= 40)))
+);
+
+
+--
+-- Name: TABLE license_keys; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON TABLE public.license_keys IS 'License keys. account_id is the owner link; a key without one belongs to the account whose e-mail equals its stored e-mail. belongs_to holds the answer.';
+
+
+--
+-- Name: COLUMN license_keys.system_name; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; unique per account regardless of case.';
+
+
+--
+-- Name: COLUMN license_keys.time_zone; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.time_zone IS 'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
+
+
+--
+-- Name: COLUMN license_keys.alerts_muted; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.alerts_muted IS 'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
+
+
+--
+-- Name: COLUMN license_keys.email_account_id; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.email_account_id IS 'For a key with no owner link: the account whose e-mail equals its stored e-mail (case-insensitively), else null; null for a linked key. Kept by the database (trigger email_account_follows_the_key); a write to it is recomputed.';
+
+
+--
+-- Name: COLUMN license_keys.belongs_to; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.license_keys.belongs_to IS 'The account this key belongs to: its owner link (account_id), else the account of its stored e-mail (email_account_id), else null. Every rule that needs a key''s account reads it.';
 
 
 --
@@ -4397,10 +4383,24 @@ CREATE INDEX license_keys_account_id_idx ON public.license_keys USING btree (acc
 
 
 --
--- Name: license_keys_lower_email_idx; Type: INDEX; Schema: public; Owner: -
+-- Name: license_keys_belongs_to_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX license_keys_lower_email_idx ON public.license_keys USING btree (lower(email));
+CREATE INDEX license_keys_belongs_to_idx ON public.license_keys USING btree (belongs_to);
+
+
+--
+-- Name: license_keys_email_account_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX license_keys_email_account_idx ON public.license_keys USING btree (email_account_id) WHERE (email_account_id IS NOT NULL);
+
+
+--
+-- Name: license_keys_unlinked_by_email_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX license_keys_unlinked_by_email_idx ON public.license_keys USING btree (lower(email)) WHERE (account_id IS NULL);
 
 
 --
@@ -4442,28 +4442,28 @@ CREATE INDEX seat_suspicions_last_flagged_idx ON public.seat_suspicions USING bt
 -- Name: system_name_is_unique_per_account; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((account_id)::text, lower(email)), lower(system_name)) WHERE (system_name IS NOT NULL);
+CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), lower(system_name)) WHERE (system_name IS NOT NULL);
 
 
 --
 -- Name: INDEX system_name_is_unique_per_account; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (owner link, else stored e-mail), regardless of case.';
+COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (belongs_to; a key of no account, per stored e-mail), regardless of case.';
 
 
 --
 -- Name: system_names_in_form_per_account; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX system_names_in_form_per_account ON public.license_keys USING btree (COALESCE((account_id)::text, lower(email)), lower(cadence.system_name_form(system_name))) WHERE (system_name IS NOT NULL);
+CREATE INDEX system_names_in_form_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), lower(cadence.system_name_form(system_name))) WHERE (system_name IS NOT NULL);
 
 
 --
 -- Name: INDEX system_names_in_form_per_account; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON INDEX public.system_names_in_form_per_account IS 'Named keys by account group (owner link, else stored e-mail) and name in cadence.system_name_form, lower-cased: the candidates cadence.set_system_names checks a name against.';
+COMMENT ON INDEX public.system_names_in_form_per_account IS 'Named keys by account (belongs_to; a key of no account, per stored e-mail) and name in cadence.system_name_form, lower-cased: the candidates cadence.set_system_names checks a name against.';
 
 
 --
@@ -4492,6 +4492,34 @@ CREATE INDEX webhook_nonces_expires_at_idx ON public.webhook_nonces USING btree 
 --
 
 CREATE TRIGGER block_weekday_matches_schedule_type BEFORE INSERT OR UPDATE OF schedule_id, weekday ON public.schedule_blocks FOR EACH ROW EXECUTE FUNCTION cadence.check_block_weekday();
+
+
+--
+-- Name: license_keys email_account_follows_the_key; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER email_account_follows_the_key BEFORE INSERT OR UPDATE OF account_id, email, email_account_id ON public.license_keys FOR EACH ROW WHEN (((new.account_id IS NULL) OR (new.email_account_id IS NOT NULL))) EXECUTE FUNCTION cadence.find_key_email_account();
+
+
+--
+-- Name: accounts key_email_accounts_follow_the_account; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER key_email_accounts_follow_the_account AFTER INSERT ON public.accounts FOR EACH ROW EXECUTE FUNCTION cadence.refresh_key_email_accounts();
+
+
+--
+-- Name: accounts key_email_accounts_follow_the_account_email; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER key_email_accounts_follow_the_account_email AFTER UPDATE OF email ON public.accounts FOR EACH ROW WHEN ((lower(old.email) IS DISTINCT FROM lower(new.email))) EXECUTE FUNCTION cadence.refresh_key_email_accounts();
+
+
+--
+-- Name: license_keys key_writes_await_account_emails; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER key_writes_await_account_emails BEFORE INSERT OR UPDATE OF account_id, email, email_account_id ON public.license_keys FOR EACH STATEMENT EXECUTE FUNCTION cadence.await_account_email_changes();
 
 
 --
@@ -4682,6 +4710,14 @@ ALTER TABLE ONLY public.kiosk_outages
 
 ALTER TABLE ONLY public.license_keys
     ADD CONSTRAINT license_key_account_exists FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE RESTRICT;
+
+
+--
+-- Name: license_keys license_key_email_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.license_keys
+    ADD CONSTRAINT license_key_email_account_exists FOREIGN KEY (email_account_id) REFERENCES public.accounts(id) ON DELETE SET NULL;
 
 
 --
@@ -5093,6 +5129,13 @@ GRANT USAGE ON SCHEMA public TO service_role;
 
 
 --
+-- Name: FUNCTION await_account_email_changes(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.await_account_email_changes() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION canonical_frequencies(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -5237,6 +5280,13 @@ GRANT ALL ON FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) TO se
 
 
 --
+-- Name: FUNCTION find_key_email_account(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.find_key_email_account() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION forget_deleted_key_sightings(); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -5314,113 +5364,6 @@ GRANT ALL ON FUNCTION cadence.holder_schedule_ids() TO authenticated;
 REVOKE ALL ON FUNCTION cadence.iana_time_zones() FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.iana_time_zones() TO authenticated;
 GRANT ALL ON FUNCTION cadence.iana_time_zones() TO service_role;
-
-
---
--- Name: FUNCTION key_account_id(p_account_id uuid, p_email text); Type: ACL; Schema: cadence; Owner: -
---
-
-REVOKE ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) TO service_role;
-
-
---
--- Name: TABLE accounts; Type: ACL; Schema: public; Owner: -
---
-
-GRANT ALL ON TABLE public.accounts TO service_role;
-
-
---
--- Name: COLUMN accounts.id; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(id) ON TABLE public.accounts TO authenticated;
-
-
---
--- Name: COLUMN accounts.email; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(email) ON TABLE public.accounts TO authenticated;
-
-
---
--- Name: COLUMN accounts.display_name; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(display_name) ON TABLE public.accounts TO authenticated;
-
-
---
--- Name: COLUMN accounts.time_zone; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.accounts TO authenticated;
-
-
---
--- Name: COLUMN accounts.offline_alert_after; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(offline_alert_after),UPDATE(offline_alert_after) ON TABLE public.accounts TO authenticated;
-
-
---
--- Name: TABLE license_keys; Type: ACL; Schema: public; Owner: -
---
-
-GRANT ALL ON TABLE public.license_keys TO service_role;
-
-
---
--- Name: COLUMN license_keys.key; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(key) ON TABLE public.license_keys TO authenticated;
-
-
---
--- Name: COLUMN license_keys.active; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(active) ON TABLE public.license_keys TO authenticated;
-
-
---
--- Name: COLUMN license_keys.last_validated_at; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(last_validated_at) ON TABLE public.license_keys TO authenticated;
-
-
---
--- Name: COLUMN license_keys.system_name; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(system_name) ON TABLE public.license_keys TO authenticated;
-
-
---
--- Name: COLUMN license_keys.time_zone; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.license_keys TO authenticated;
-
-
---
--- Name: COLUMN license_keys.alerts_muted; Type: ACL; Schema: public; Owner: -
---
-
-GRANT SELECT(alerts_muted),UPDATE(alerts_muted) ON TABLE public.license_keys TO authenticated;
-
-
---
--- Name: FUNCTION key_belongs_to(p_key public.license_keys, p_account public.accounts); Type: ACL; Schema: cadence; Owner: -
---
-
-REVOKE ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) TO service_role;
 
 
 --
@@ -5680,6 +5623,13 @@ REVOKE ALL ON FUNCTION cadence.refresh_all_schedule_payloads() FROM PUBLIC;
 
 
 --
+-- Name: FUNCTION refresh_key_email_accounts(); Type: ACL; Schema: cadence; Owner: -
+--
+
+REVOKE ALL ON FUNCTION cadence.refresh_key_email_accounts() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION refresh_schedule_payloads(p_schedule_ids uuid[]); Type: ACL; Schema: cadence; Owner: -
 --
 
@@ -5836,6 +5786,48 @@ GRANT ALL ON FUNCTION cadence.venue_allowances(p_most integer) TO service_role;
 --
 
 GRANT ALL ON TABLE public.account_proclamations TO service_role;
+
+
+--
+-- Name: TABLE accounts; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.accounts TO service_role;
+
+
+--
+-- Name: COLUMN accounts.id; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(id) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: COLUMN accounts.email; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(email) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: COLUMN accounts.display_name; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(display_name) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: COLUMN accounts.time_zone; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.accounts TO authenticated;
+
+
+--
+-- Name: COLUMN accounts.offline_alert_after; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(offline_alert_after),UPDATE(offline_alert_after) ON TABLE public.accounts TO authenticated;
 
 
 --
@@ -6008,6 +6000,55 @@ GRANT SELECT(system_name_changes_since) ON TABLE public.kiosk_sightings TO authe
 --
 
 GRANT SELECT(polls) ON TABLE public.kiosk_sightings TO authenticated;
+
+
+--
+-- Name: TABLE license_keys; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT ALL ON TABLE public.license_keys TO service_role;
+
+
+--
+-- Name: COLUMN license_keys.key; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(key) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.active; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(active) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.last_validated_at; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(last_validated_at) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.system_name; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(system_name) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.time_zone; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.license_keys TO authenticated;
+
+
+--
+-- Name: COLUMN license_keys.alerts_muted; Type: ACL; Schema: public; Owner: -
+--
+
+GRANT SELECT(alerts_muted),UPDATE(alerts_muted) ON TABLE public.license_keys TO authenticated;
 
 
 --
