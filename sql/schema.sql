@@ -73,27 +73,26 @@ COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls
 
 
 --
--- Name: await_account_email_changes(); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: await_account_changes(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.await_account_email_changes() RETURNS trigger
+CREATE FUNCTION cadence.await_account_changes() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  -- Shared, so key writes run beside each other; cadence.refresh_key_email_accounts takes it
-  -- exclusively.
-  perform pg_catalog.pg_advisory_xact_lock_shared(pg_catalog.hashtextextended('cadence.key_email_accounts', 0));
+  -- Shared, so key writes run beside each other; cadence.refresh_key_accounts takes it exclusively.
+  perform pg_catalog.pg_advisory_xact_lock_shared(pg_catalog.hashtextextended('cadence.key_accounts', 0));
   return null;
 end
 $$;
 
 
 --
--- Name: FUNCTION await_account_email_changes(); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION await_account_changes(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.await_account_email_changes() IS 'Statement trigger on public.license_keys: a statement writing owner links or stored e-mails waits for an account being created or changing e-mail, and that account''s change waits for it, so each reads what the other wrote.';
+COMMENT ON FUNCTION cadence.await_account_changes() IS 'Statement trigger on public.license_keys: a statement writing owner links or stored e-mails waits for an account being created, deleted or changing e-mail, and that change waits for it, so each reads what the other wrote.';
 
 
 --
@@ -783,27 +782,29 @@ COMMENT ON FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) IS 'For
 
 
 --
--- Name: find_key_email_account(); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: find_key_account(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.find_key_email_account() RETURNS trigger
+CREATE FUNCTION cadence.find_key_account() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  new.email_account_id := case when new.account_id is null then
-    (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(new.email))
-  end;
+  if new.account_id is not null then
+    new.belongs_to := new.account_id;
+  else
+    new.belongs_to := (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(new.email));
+  end if;
   return new;
 end
 $$;
 
 
 --
--- Name: FUNCTION find_key_email_account(); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION find_key_account(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.find_key_email_account() IS 'Trigger: a key''s email_account_id, the account of its stored e-mail when it has no owner link, else null; belongs_to follows from it. The pairing rule''s one spelling.';
+COMMENT ON FUNCTION cadence.find_key_account() IS 'Trigger: a key''s belongs_to, the pairing rule''s one spelling: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null.';
 
 
 --
@@ -2022,30 +2023,31 @@ COMMENT ON FUNCTION cadence.refresh_all_schedule_payloads() IS 'Trigger (after t
 
 
 --
--- Name: refresh_key_email_accounts(); Type: FUNCTION; Schema: cadence; Owner: -
+-- Name: refresh_key_accounts(); Type: FUNCTION; Schema: cadence; Owner: -
 --
 
-CREATE FUNCTION cadence.refresh_key_email_accounts() RETURNS trigger
+CREATE FUNCTION cadence.refresh_key_accounts() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.key_email_accounts', 0));
-  -- Written as they are: their own trigger (cadence.find_key_email_account) finds the account again.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.key_accounts', 0));
+  -- Written as they are: their own trigger (cadence.find_key_account) finds their account again.
   update public.license_keys as k
-     set email_account_id = k.email_account_id
+     set belongs_to = k.belongs_to
    where k.account_id is null
-     and pg_catalog.lower(k.email) in (pg_catalog.lower(new.email), pg_catalog.lower(case when tg_op = 'UPDATE' then old.email end));
+     and pg_catalog.lower(k.email) in (pg_catalog.lower(case when tg_op <> 'DELETE' then new.email end),
+                                       pg_catalog.lower(case when tg_op <> 'INSERT' then old.email end));
   return null;
 end
 $$;
 
 
 --
--- Name: FUNCTION refresh_key_email_accounts(); Type: COMMENT; Schema: cadence; Owner: -
+-- Name: FUNCTION refresh_key_accounts(); Type: COMMENT; Schema: cadence; Owner: -
 --
 
-COMMENT ON FUNCTION cadence.refresh_key_email_accounts() IS 'Trigger on public.accounts: after an account is created or its e-mail changes, the unlinked keys of its old and new e-mail find their account again (through license_keys_unlinked_by_email_idx).';
+COMMENT ON FUNCTION cadence.refresh_key_accounts() IS 'Trigger on public.accounts: after an account is created or deleted, or its e-mail changes, the unlinked keys of its old and new e-mail find their account again (through license_keys_unlinked_by_email_idx).';
 
 
 --
@@ -3451,8 +3453,7 @@ CREATE TABLE public.license_keys (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     time_zone text,
     alerts_muted boolean DEFAULT false NOT NULL,
-    email_account_id uuid,
-    belongs_to uuid GENERATED ALWAYS AS (COALESCE(account_id, email_account_id)) STORED,
+    belongs_to uuid,
     CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
     CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
     CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
@@ -3489,17 +3490,10 @@ COMMENT ON COLUMN public.license_keys.alerts_muted IS 'When true, the account ho
 
 
 --
--- Name: COLUMN license_keys.email_account_id; Type: COMMENT; Schema: public; Owner: -
---
-
-COMMENT ON COLUMN public.license_keys.email_account_id IS 'For a key with no owner link: the account whose e-mail equals its stored e-mail (case-insensitively), else null; null for a linked key. Kept by the database (trigger email_account_follows_the_key); a write to it is recomputed.';
-
-
---
 -- Name: COLUMN license_keys.belongs_to; Type: COMMENT; Schema: public; Owner: -
 --
 
-COMMENT ON COLUMN public.license_keys.belongs_to IS 'The account this key belongs to: its owner link (account_id), else the account of its stored e-mail (email_account_id), else null. Every rule that needs a key''s account reads it.';
+COMMENT ON COLUMN public.license_keys.belongs_to IS 'The account this key belongs to: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null. Kept by the database (cadence.find_key_account); every rule that needs a key''s account reads it.';
 
 
 --
@@ -4390,13 +4384,6 @@ CREATE INDEX license_keys_belongs_to_idx ON public.license_keys USING btree (bel
 
 
 --
--- Name: license_keys_email_account_idx; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX license_keys_email_account_idx ON public.license_keys USING btree (email_account_id) WHERE (email_account_id IS NOT NULL);
-
-
---
 -- Name: license_keys_unlinked_by_email_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -4495,31 +4482,39 @@ CREATE TRIGGER block_weekday_matches_schedule_type BEFORE INSERT OR UPDATE OF sc
 
 
 --
--- Name: license_keys email_account_follows_the_key; Type: TRIGGER; Schema: public; Owner: -
+-- Name: license_keys key_account_is_found; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER email_account_follows_the_key BEFORE INSERT OR UPDATE OF account_id, email, email_account_id ON public.license_keys FOR EACH ROW WHEN (((new.account_id IS NULL) OR (new.email_account_id IS NOT NULL))) EXECUTE FUNCTION cadence.find_key_email_account();
+CREATE TRIGGER key_account_is_found BEFORE INSERT OR UPDATE OF account_id, email, belongs_to ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.find_key_account();
 
-
---
--- Name: accounts key_email_accounts_follow_the_account; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER key_email_accounts_follow_the_account AFTER INSERT ON public.accounts FOR EACH ROW EXECUTE FUNCTION cadence.refresh_key_email_accounts();
+ALTER TABLE public.license_keys ENABLE ALWAYS TRIGGER key_account_is_found;
 
 
 --
--- Name: accounts key_email_accounts_follow_the_account_email; Type: TRIGGER; Schema: public; Owner: -
+-- Name: accounts key_accounts_follow_the_account; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER key_email_accounts_follow_the_account_email AFTER UPDATE OF email ON public.accounts FOR EACH ROW WHEN ((lower(old.email) IS DISTINCT FROM lower(new.email))) EXECUTE FUNCTION cadence.refresh_key_email_accounts();
+CREATE TRIGGER key_accounts_follow_the_account AFTER INSERT OR DELETE ON public.accounts FOR EACH ROW EXECUTE FUNCTION cadence.refresh_key_accounts();
+
+ALTER TABLE public.accounts ENABLE ALWAYS TRIGGER key_accounts_follow_the_account;
 
 
 --
--- Name: license_keys key_writes_await_account_emails; Type: TRIGGER; Schema: public; Owner: -
+-- Name: accounts key_accounts_follow_the_account_email; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER key_writes_await_account_emails BEFORE INSERT OR UPDATE OF account_id, email, email_account_id ON public.license_keys FOR EACH STATEMENT EXECUTE FUNCTION cadence.await_account_email_changes();
+CREATE TRIGGER key_accounts_follow_the_account_email AFTER UPDATE OF email ON public.accounts FOR EACH ROW WHEN ((lower(old.email) IS DISTINCT FROM lower(new.email))) EXECUTE FUNCTION cadence.refresh_key_accounts();
+
+ALTER TABLE public.accounts ENABLE ALWAYS TRIGGER key_accounts_follow_the_account_email;
+
+
+--
+-- Name: license_keys key_writes_await_account_changes; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER key_writes_await_account_changes BEFORE INSERT OR UPDATE OF account_id, email, belongs_to ON public.license_keys FOR EACH STATEMENT EXECUTE FUNCTION cadence.await_account_changes();
+
+ALTER TABLE public.license_keys ENABLE ALWAYS TRIGGER key_writes_await_account_changes;
 
 
 --
@@ -4710,14 +4705,6 @@ ALTER TABLE ONLY public.kiosk_outages
 
 ALTER TABLE ONLY public.license_keys
     ADD CONSTRAINT license_key_account_exists FOREIGN KEY (account_id) REFERENCES public.accounts(id) ON DELETE RESTRICT;
-
-
---
--- Name: license_keys license_key_email_account_exists; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.license_keys
-    ADD CONSTRAINT license_key_email_account_exists FOREIGN KEY (email_account_id) REFERENCES public.accounts(id) ON DELETE SET NULL;
 
 
 --
@@ -5129,10 +5116,10 @@ GRANT USAGE ON SCHEMA public TO service_role;
 
 
 --
--- Name: FUNCTION await_account_email_changes(); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION await_account_changes(); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.await_account_email_changes() FROM PUBLIC;
+REVOKE ALL ON FUNCTION cadence.await_account_changes() FROM PUBLIC;
 
 
 --
@@ -5280,10 +5267,10 @@ GRANT ALL ON FUNCTION cadence.entitlements(p_keys text[], p_emails text[]) TO se
 
 
 --
--- Name: FUNCTION find_key_email_account(); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION find_key_account(); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.find_key_email_account() FROM PUBLIC;
+REVOKE ALL ON FUNCTION cadence.find_key_account() FROM PUBLIC;
 
 
 --
@@ -5623,10 +5610,10 @@ REVOKE ALL ON FUNCTION cadence.refresh_all_schedule_payloads() FROM PUBLIC;
 
 
 --
--- Name: FUNCTION refresh_key_email_accounts(); Type: ACL; Schema: cadence; Owner: -
+-- Name: FUNCTION refresh_key_accounts(); Type: ACL; Schema: cadence; Owner: -
 --
 
-REVOKE ALL ON FUNCTION cadence.refresh_key_email_accounts() FROM PUBLIC;
+REVOKE ALL ON FUNCTION cadence.refresh_key_accounts() FROM PUBLIC;
 
 
 --

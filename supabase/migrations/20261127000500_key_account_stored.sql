@@ -15,22 +15,25 @@
 -- job alone and set_system_names takes no lock of its own.
 --
 -- How it is kept, by the database alone, so no writer can make it disagree:
--- - `email_account_id`: for a key with no owner link, the account of its stored e-mail; null for a
---   linked key. The trigger email_account_follows_the_key sets it on every write of account_id, email
---   or email_account_id itself (a dashboard write to it is recomputed), and fires only when there is
---   something to find or clear, so an import of linked keys calls no function.
--- - `belongs_to`: generated, `coalesce(account_id, email_account_id)`.
--- - An account created, or its e-mail changed (case aside), rewrites the unlinked keys of its old
---   and new e-mail (key_email_accounts_follow_the_account), through an index of unlinked keys only:
---   the work follows the keys that change, never the account's linked keys. An account deleted sets
---   email_account_id to null (the foreign key), which the key's trigger finds again.
+-- - A key's insert, or a write of its account_id, email or belongs_to itself, sets it
+--   (cadence.find_key_account, trigger key_account_is_found): the owner link, else a probe of the
+--   accounts' e-mail index. A write of belongs_to by hand is recomputed.
+-- - An account created, deleted, or its e-mail changed (case aside), rewrites the unlinked keys of
+--   its old and new e-mail (cadence.refresh_key_accounts), found through an index of unlinked keys
+--   only: the work follows the keys that change, never the account's linked keys.
 -- - A key written while an account with its e-mail is created would otherwise read the accounts
 --   before that commit and store none. So statements writing those columns take one shared
---   advisory lock, and an account's insert or e-mail change takes it exclusively before it rewrites
---   its keys: each waits for the other to commit and then reads what it wrote (READ COMMITTED, as
---   the API and the dashboard run). One lock for all e-mails: an import of 100,000 unlinked keys
---   takes one lock, not one per e-mail (the lock table holds 64 per connection); an onboarding waits
---   at most for a staff statement writing keys.
+--   advisory lock (cadence.await_account_changes), and an account's insert, delete or e-mail
+--   change takes it exclusively before it rewrites its keys: each waits for the other to commit
+--   and then reads what it wrote (READ COMMITTED, as the API and the dashboard run). One lock for
+--   all e-mails: an import of 100,000 unlinked keys takes one lock, not one per e-mail (the lock
+--   table holds 64 per connection); an onboarding waits at most for a staff statement writing keys.
+-- - The three triggers fire always, with session_replication_role = replica too (bulk loads set
+--   it to skip the payload triggers), so no load can store a key without its account.
+-- A plain column, not a generated one: adding a stored generated column rewrites the table, and a
+-- poll whose snapshot predates the rewrite then reads no key at all (test/schedule/
+-- schedule-payloads-migration.test.ts polls through this migration). An insert of a linked key
+-- pays one trigger call (the owner link, no probe), as it already does for system_name_is_normalised.
 --
 -- A change of owner can now meet another key's name: an account's e-mail changed to one its
 -- unlinked keys carry, when one of them has a name a linked key has, is refused by
@@ -41,28 +44,17 @@
 -- two batches naming keys of one account wait on each other's names in one direction only (no
 -- deadlock), and the later writer of a name meets the unique index: taken.
 
-alter table public.license_keys
-  add column email_account_id uuid
-    constraint license_key_email_account_exists references public.accounts (id) on delete set null;
-comment on column public.license_keys.email_account_id is
-  'For a key with no owner link: the account whose e-mail equals its stored e-mail (case-insensitively), else null; null for a linked key. Kept by the database (trigger email_account_follows_the_key); a write to it is recomputed.';
-
-update public.license_keys as k
-   set email_account_id = a.id
-  from public.accounts as a
- where k.account_id is null and pg_catalog.lower(a.email) = pg_catalog.lower(k.email);
-
-alter table public.license_keys
-  add column belongs_to uuid generated always as (coalesce(account_id, email_account_id)) stored;
+alter table public.license_keys add column belongs_to uuid;
 comment on column public.license_keys.belongs_to is
-  'The account this key belongs to: its owner link (account_id), else the account of its stored e-mail (email_account_id), else null. Every rule that needs a key''s account reads it.';
+  'The account this key belongs to: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null. Kept by the database (cadence.find_key_account); every rule that needs a key''s account reads it.';
 comment on table public.license_keys is
   'License keys. account_id is the owner link; a key without one belongs to the account whose e-mail equals its stored e-mail. belongs_to holds the answer.';
 
-create index license_keys_belongs_to_idx on public.license_keys (belongs_to);
-create index license_keys_email_account_idx on public.license_keys (email_account_id) where email_account_id is not null;
-create index license_keys_unlinked_by_email_idx on public.license_keys (pg_catalog.lower(email)) where account_id is null;
-drop index public.license_keys_lower_email_idx;
+update public.license_keys as k set belongs_to = k.account_id where k.account_id is not null;
+update public.license_keys as k
+   set belongs_to = a.id
+  from public.accounts as a
+ where k.account_id is null and pg_catalog.lower(a.email) = pg_catalog.lower(k.email);
 
 do $$
 declare
@@ -83,6 +75,10 @@ begin
 end
 $$;
 
+create index license_keys_belongs_to_idx on public.license_keys (belongs_to);
+create index license_keys_unlinked_by_email_idx on public.license_keys (pg_catalog.lower(email)) where account_id is null;
+drop index public.license_keys_lower_email_idx;
+
 drop index public.system_name_is_unique_per_account;
 create unique index system_name_is_unique_per_account
   on public.license_keys (coalesce(belongs_to::text, pg_catalog.lower(email)), pg_catalog.lower(system_name))
@@ -97,76 +93,81 @@ create index system_names_in_form_per_account
 comment on index public.system_names_in_form_per_account is
   'Named keys by account (belongs_to; a key of no account, per stored e-mail) and name in cadence.system_name_form, lower-cased: the candidates cadence.set_system_names checks a name against.';
 
-create function cadence.find_key_email_account()
+create function cadence.find_key_account()
 returns trigger
 language plpgsql
 volatile
 set search_path = ''
 as $$
 begin
-  new.email_account_id := case when new.account_id is null then
-    (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(new.email))
-  end;
+  if new.account_id is not null then
+    new.belongs_to := new.account_id;
+  else
+    new.belongs_to := (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(new.email));
+  end if;
   return new;
 end
 $$;
-comment on function cadence.find_key_email_account() is
-  'Trigger: a key''s email_account_id, the account of its stored e-mail when it has no owner link, else null; belongs_to follows from it. The pairing rule''s one spelling.';
-revoke all on function cadence.find_key_email_account() from public;
+comment on function cadence.find_key_account() is
+  'Trigger: a key''s belongs_to, the pairing rule''s one spelling: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null.';
+revoke all on function cadence.find_key_account() from public;
 
-create trigger email_account_follows_the_key
-  before insert or update of account_id, email, email_account_id on public.license_keys
-  for each row when (new.account_id is null or new.email_account_id is not null)
-  execute function cadence.find_key_email_account();
+create trigger key_account_is_found
+  before insert or update of account_id, email, belongs_to on public.license_keys
+  for each row execute function cadence.find_key_account();
+alter table public.license_keys enable always trigger key_account_is_found;
 
-create function cadence.await_account_email_changes()
+create function cadence.await_account_changes()
 returns trigger
 language plpgsql
 volatile
 set search_path = ''
 as $$
 begin
-  -- Shared, so key writes run beside each other; cadence.refresh_key_email_accounts takes it
-  -- exclusively.
-  perform pg_catalog.pg_advisory_xact_lock_shared(pg_catalog.hashtextextended('cadence.key_email_accounts', 0));
+  -- Shared, so key writes run beside each other; cadence.refresh_key_accounts takes it exclusively.
+  perform pg_catalog.pg_advisory_xact_lock_shared(pg_catalog.hashtextextended('cadence.key_accounts', 0));
   return null;
 end
 $$;
-comment on function cadence.await_account_email_changes() is
-  'Statement trigger on public.license_keys: a statement writing owner links or stored e-mails waits for an account being created or changing e-mail, and that account''s change waits for it, so each reads what the other wrote.';
-revoke all on function cadence.await_account_email_changes() from public;
+comment on function cadence.await_account_changes() is
+  'Statement trigger on public.license_keys: a statement writing owner links or stored e-mails waits for an account being created, deleted or changing e-mail, and that change waits for it, so each reads what the other wrote.';
+revoke all on function cadence.await_account_changes() from public;
 
-create trigger key_writes_await_account_emails
-  before insert or update of account_id, email, email_account_id on public.license_keys
-  for each statement execute function cadence.await_account_email_changes();
+create trigger key_writes_await_account_changes
+  before insert or update of account_id, email, belongs_to on public.license_keys
+  for each statement execute function cadence.await_account_changes();
+alter table public.license_keys enable always trigger key_writes_await_account_changes;
 
-create function cadence.refresh_key_email_accounts()
+create function cadence.refresh_key_accounts()
 returns trigger
 language plpgsql
 volatile
 set search_path = ''
 as $$
 begin
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.key_email_accounts', 0));
-  -- Written as they are: their own trigger (cadence.find_key_email_account) finds the account again.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.key_accounts', 0));
+  -- Written as they are: their own trigger (cadence.find_key_account) finds their account again.
   update public.license_keys as k
-     set email_account_id = k.email_account_id
+     set belongs_to = k.belongs_to
    where k.account_id is null
-     and pg_catalog.lower(k.email) in (pg_catalog.lower(new.email), pg_catalog.lower(case when tg_op = 'UPDATE' then old.email end));
+     and pg_catalog.lower(k.email) in (pg_catalog.lower(case when tg_op <> 'DELETE' then new.email end),
+                                       pg_catalog.lower(case when tg_op <> 'INSERT' then old.email end));
   return null;
 end
 $$;
-comment on function cadence.refresh_key_email_accounts() is
-  'Trigger on public.accounts: after an account is created or its e-mail changes, the unlinked keys of its old and new e-mail find their account again (through license_keys_unlinked_by_email_idx).';
-revoke all on function cadence.refresh_key_email_accounts() from public;
+comment on function cadence.refresh_key_accounts() is
+  'Trigger on public.accounts: after an account is created or deleted, or its e-mail changes, the unlinked keys of its old and new e-mail find their account again (through license_keys_unlinked_by_email_idx).';
+revoke all on function cadence.refresh_key_accounts() from public;
 
-create trigger key_email_accounts_follow_the_account
-  after insert on public.accounts
-  for each row execute function cadence.refresh_key_email_accounts();
-create trigger key_email_accounts_follow_the_account_email
+create trigger key_accounts_follow_the_account
+  after insert or delete on public.accounts
+  for each row execute function cadence.refresh_key_accounts();
+create trigger key_accounts_follow_the_account_email
   after update of email on public.accounts
   for each row when (pg_catalog.lower(old.email) is distinct from pg_catalog.lower(new.email))
-  execute function cadence.refresh_key_email_accounts();
+  execute function cadence.refresh_key_accounts();
+alter table public.accounts enable always trigger key_accounts_follow_the_account;
+alter table public.accounts enable always trigger key_accounts_follow_the_account_email;
 
 create or replace function cadence.license_pairings(p_keys text[], p_emails text[])
 returns table (n bigint, outcome text, key_active boolean, account_id uuid)

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import type { Database } from "../../functions/app/db/database.ts";
 import { systemNameForm, systemNameShows } from "../../functions/app/license/schemas.ts";
 import { setSystemNames } from "../../functions/app/license/store.ts";
+import pg from "pg";
 import postgres from "postgres";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
@@ -432,6 +433,64 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
         await client.end();
       }
       expect(plans.join("\n")).toMatch(/using system_names_in_form_per_account on license_keys other[^\n]*\n\s*Index Cond: [^\n]*cadence\.system_name_form\(system_name\)/);
+    });
+
+    it("lets the unique index decide between a linked key and an unlinked key of one account claiming a name at once: the later waits for the first, then is taken", async () => {
+      const { keys, email } = await newAccount(1);
+      const unlinked = await newKey({ accountId: null, email });
+      const first = new pg.Client(database.url);
+      const later = new pg.Client(database.url);
+      await Promise.all([first.connect(), later.connect()]);
+      try {
+        const [{ pid }] = (await later.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
+        await first.query("begin");
+        expect((await first.query("select outcome from cadence.set_system_names($1, $2)", [[keys[0]], ["Porch"]])).rows).toEqual([{ outcome: "ok" }]);
+        const claim = later.query("select outcome from cadence.set_system_names($1, $2)", [[unlinked], ["PORCH"]]);
+        // It waits on the first transaction's index entry, holding no advisory lock.
+        await expect.poll(async () => (await db.query("select from pg_locks where pid = $1 and locktype = 'transactionid' and not granted", [pid])).length).toBe(1);
+        expect(await db.query("select from pg_locks where pid = $1 and locktype = 'advisory'", [pid])).toHaveLength(0);
+        await first.query("commit");
+        expect((await claim).rows).toEqual([{ outcome: "taken" }]);
+      } finally {
+        await Promise.all([first.end(), later.end()]);
+      }
+      expect([(await keyRow(keys[0])).system_name, (await keyRow(unlinked)).system_name]).toEqual(["Porch", null]);
+    });
+
+    it("never deadlocks two batches naming keys of one account with the same names in opposite orders: each writes its names in name order", async () => {
+      const { keys } = await newAccount(4);
+      // A scratch trigger holds the first batch just before it writes its second name, while the
+      // test holds an advisory lock: by then it has written one name, as a batch in the middle of its writes.
+      const pause = new pg.Client(database.url);
+      const [firstBatch, secondBatch] = [new pg.Client(database.url), new pg.Client(database.url)];
+      await Promise.all([pause.connect(), firstBatch.connect(), secondBatch.connect()]);
+      await db.script(`
+        create schema if not exists scratch;
+        create or replace function scratch.pause_batch() returns trigger language plpgsql as $$
+        begin
+          perform pg_advisory_xact_lock_shared(5353);
+          return new;
+        end $$;
+        create trigger pause_batch before update of system_name on public.license_keys
+          for each row when (new.system_name = 'West Wing') execute function scratch.pause_batch();`);
+      try {
+        const pidOf = async (client: pg.Client) => (await client.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0].pid;
+        const [firstPid, secondPid] = [await pidOf(firstBatch), await pidOf(secondBatch)];
+        const waits = (pid: number) =>
+          expect.poll(async () => (await db.query("select from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'", [pid])).length).toBe(1);
+        await pause.query("select pg_advisory_lock(5353)");
+        const first = firstBatch.query("select n, outcome from cadence.set_system_names($1, $2) order by n", [[keys[0], keys[1]], ["West Wing", "East Wing"]]);
+        await waits(firstPid);
+        const second = secondBatch.query("select n, outcome from cadence.set_system_names($1, $2) order by n", [[keys[2], keys[3]], ["west wing", "east wing"]]);
+        await waits(secondPid);
+        await pause.query("select pg_advisory_unlock(5353)");
+        expect((await first).rows.map((row) => row.outcome)).toEqual(["ok", "ok"]);
+        expect((await second).rows.map((row) => row.outcome)).toEqual(["taken", "taken"]);
+      } finally {
+        await db.script("drop trigger pause_batch on public.license_keys; drop schema scratch cascade;");
+        await Promise.all([pause.end(), firstBatch.end(), secondBatch.end()]);
+      }
+      expect((await Promise.all(keys.map(keyRow))).map((row) => row.system_name)).toEqual(["West Wing", "East Wing", null, null]);
     });
 
     it("answers taken for that key alone when another writer stores the name while the batch waits to write it", async () => {
