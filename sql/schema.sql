@@ -2385,6 +2385,7 @@ declare
   v_judged bigint[];
   v_verdicts text[];
   v_taken bigint[] := '{}';
+  v_lock_timeout text := pg_catalog.current_setting('lock_timeout');
 begin
   -- Up front, from a plain read (one statement): an unknown key's positions, and each key's
   -- positions before the first that asks another name than the stored one, are answered now,
@@ -2457,13 +2458,20 @@ begin
 
     return query select j.n, j.verdict from unnest(v_judged, v_verdicts) as j(n, verdict);
 
-    -- In (account, name) order, as every batch writes: a name written by a batch still open is
-    -- waited for, then taken (the unique index), and never while that batch waits for one of ours.
+    -- One statement, allowed to wait a millisecond at most: a name another transaction holds
+    -- uncommitted makes it wait, and a batch waiting while it holds names of its own could close a
+    -- cycle with another doing the same. Past that, or on a name taken meanwhile, its writes are
+    -- undone and made again one key at a time in (account, name) order, the order every batch
+    -- waits in, so no cycle forms; the unique index decides each name.
     begin
-      foreach v_winner in array coalesce(v_winners, '{}') loop
-        update public.license_keys as k set system_name = p_names[v_winner] where k.key = p_keys[v_winner];
-      end loop;
-    exception when unique_violation then
+      perform pg_catalog.set_config('lock_timeout', '1ms', true);
+      update public.license_keys as k
+         set system_name = p_names[w.n]
+        from unnest(v_winners) as w(n)
+       where k.key = p_keys[w.n]
+         and k.key = any (p_keys);
+      perform pg_catalog.set_config('lock_timeout', v_lock_timeout, true);
+    exception when unique_violation or lock_not_available then
       foreach v_winner in array v_winners loop
         begin
           update public.license_keys as k set system_name = p_names[v_winner] where k.key = p_keys[v_winner];

@@ -442,13 +442,16 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
       const later = new pg.Client(database.url);
       await Promise.all([first.connect(), later.connect()]);
       try {
-        const [{ pid }] = (await later.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
         await first.query("begin");
         expect((await first.query("select outcome from cadence.set_system_names($1, $2)", [[keys[0]], ["Porch"]])).rows).toEqual([{ outcome: "ok" }]);
-        const claim = later.query("select outcome from cadence.set_system_names($1, $2)", [[unlinked], ["PORCH"]]);
-        // It waits on the first transaction's index entry, holding no advisory lock.
-        await expect.poll(async () => (await db.query("select from pg_locks where pid = $1 and locktype = 'transactionid' and not granted", [pid])).length).toBe(1);
-        expect(await db.query("select from pg_locks where pid = $1 and locktype = 'advisory'", [pid])).toHaveLength(0);
+        const claim = later.query("select outcome from cadence.set_system_names($1, $2) /* the later claim */", [[unlinked], ["PORCH"]]);
+        // It waits on the first transaction's index entry, holding no advisory lock (its backend found
+        // by its query, as a pooler may serve it from any connection).
+        const locksOfLater = (kind: string) => db.query(`
+          select l.granted from pg_locks as l join pg_stat_activity as a on a.pid = l.pid
+           where a.query like '%/* the later claim */%' and a.pid <> pg_backend_pid() and l.locktype = $1`, [kind]);
+        await expect.poll(async () => (await locksOfLater("transactionid")).filter((lock) => !lock.granted).length).toBe(1);
+        expect(await locksOfLater("advisory")).toHaveLength(0);
         await first.query("commit");
         expect((await claim).rows).toEqual([{ outcome: "taken" }]);
       } finally {
@@ -474,16 +477,16 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
         create trigger pause_batch before update of system_name on public.license_keys
           for each row when (new.system_name = 'West Wing') execute function scratch.pause_batch();`);
       try {
-        const pidOf = async (client: pg.Client) => (await client.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0].pid;
-        const [firstPid, secondPid] = [await pidOf(firstBatch), await pidOf(secondBatch)];
-        const waits = (pid: number) =>
-          expect.poll(async () => (await db.query("select from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'", [pid])).length).toBe(1);
-        await pause.query("select pg_advisory_lock(5353)");
-        const first = firstBatch.query("select n, outcome from cadence.set_system_names($1, $2) order by n", [[keys[0], keys[1]], ["West Wing", "East Wing"]]);
-        await waits(firstPid);
-        const second = secondBatch.query("select n, outcome from cadence.set_system_names($1, $2) order by n", [[keys[2], keys[3]], ["west wing", "east wing"]]);
-        await waits(secondPid);
-        await pause.query("select pg_advisory_unlock(5353)");
+        // Each batch's backend found by its query, as a pooler may serve it from any connection.
+        const waits = (batch: string) =>
+          expect.poll(async () => (await db.query("select from pg_stat_activity where wait_event_type = 'Lock' and query like $1", [`%/* ${batch} */%`])).length).toBe(1);
+        await pause.query("begin");
+        await pause.query("select pg_advisory_xact_lock(5353)");
+        const first = firstBatch.query("select n, outcome from cadence.set_system_names($1, $2) /* first batch */ order by n", [[keys[0], keys[1]], ["West Wing", "East Wing"]]);
+        await waits("first batch");
+        const second = secondBatch.query("select n, outcome from cadence.set_system_names($1, $2) /* second batch */ order by n", [[keys[2], keys[3]], ["west wing", "east wing"]]);
+        await waits("second batch");
+        await pause.query("commit");
         expect((await first).rows.map((row) => row.outcome)).toEqual(["ok", "ok"]);
         expect((await second).rows.map((row) => row.outcome)).toEqual(["taken", "taken"]);
       } finally {
