@@ -26,8 +26,9 @@
 --   advisory lock (cadence.await_account_changes), and an account's insert, delete or e-mail
 --   change takes it exclusively before it rewrites its keys: each waits for the other to commit
 --   and then reads what it wrote (READ COMMITTED, as the API and the dashboard run). One lock for
---   all e-mails: an import of 100,000 unlinked keys takes one lock, not one per e-mail (the lock
---   table holds 64 per connection); an onboarding waits at most for a staff statement writing keys.
+--   all e-mails: an import of 100,000 unlinked keys takes one lock, not one per e-mail (Postgres'
+--   lock table has room for 64 per connection by default); a new account's onboarding waits at
+--   most for a staff statement writing keys, or for another new account's onboarding.
 -- - The three triggers fire always, with session_replication_role = replica too (bulk loads set
 --   it to skip the payload triggers), so no load can store a key without its account.
 -- A plain column, not a generated one: adding a stored generated column rewrites the table, and a
@@ -38,7 +39,7 @@
 -- A change of owner can now meet another key's name: an account's e-mail changed to one its
 -- unlinked keys carry, when one of them has a name a linked key has, is refused by
 -- system_name_is_unique_per_account, as moving a key already was. Such pairs stored before (only a
--- dashboard edit could make one) stop this migration, listed, before it changes anything.
+-- dashboard edit could make one) stop this migration, which then changes nothing, and are listed.
 --
 -- Without those locks, two batches naming keys of one account meet in the unique index: the later
 -- writer of a name waits for the first, then is taken. A batch writes its names in one statement
