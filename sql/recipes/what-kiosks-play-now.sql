@@ -9,7 +9,7 @@
 with account_keys as (
   select k.key
     from public.license_keys as k
-    join public.accounts as a on (a.id = k.account_id or lower(a.email) = lower(k.email)) and cadence.key_belongs_to(k, a)
+    join public.accounts as a on a.id = k.belongs_to
    where lower(a.email) = lower('demo@example.com')  -- replace: the account's e-mail
 )
 select p.license_key, k.system_name, k.active, p.time_zone, p.local_time,

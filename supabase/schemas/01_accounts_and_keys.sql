@@ -1,7 +1,9 @@
--- Accounts (owners of license keys) and their license keys. A key belongs to an account by its
--- owner link (account_id), else by its stored e-mail: the pairing rule, cadence.key_belongs_to,
--- which every check of a key against an account uses. Columns other concerns own (system names,
--- time zones, Auth links, alerts) are declared here, in the table, and guarded in their own files.
+-- Accounts (owners of license keys) and their license keys. A key belongs to the account of its
+-- owner link (account_id), else to the account whose e-mail equals its stored e-mail,
+-- case-insensitively, else to none: the pairing rule. Its answer is stored on the key
+-- (license_keys.belongs_to) and kept by the triggers below, and every check of a key against an
+-- account reads it. Columns other concerns own (system names, time zones, Auth links, alerts) are
+-- declared here, in the table, and guarded in their own files.
 
 CREATE TABLE public.accounts (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -54,19 +56,27 @@ CREATE TABLE public.license_keys (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     time_zone text,
     alerts_muted boolean DEFAULT false NOT NULL,
+    -- Stored, not one function every rule calls: an index can only use an immutable expression, and
+    -- which account has an e-mail is data, so only a column lets the system-name indexes group keys by
+    -- the rule itself (04_system_names.sql). A plain column set by a trigger, not a generated one:
+    -- adding a stored generated column rewrites the table, and a poll whose snapshot predates the
+    -- rewrite reads no key at all (test/schedule/schedule-payloads-migration.test.ts).
+    belongs_to uuid,
     CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
     CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
     CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
     CONSTRAINT system_name_length CHECK (((char_length(system_name) >= 1) AND (char_length(system_name) <= 40)))
 );
 
-COMMENT ON TABLE public.license_keys IS 'License keys. account_id is the owner link; a key without one belongs to the account whose e-mail equals its stored e-mail.';
+COMMENT ON TABLE public.license_keys IS 'License keys. account_id is the owner link; a key without one belongs to the account whose e-mail equals its stored e-mail. belongs_to holds the answer.';
 
 COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; unique per account regardless of case.';
 
 COMMENT ON COLUMN public.license_keys.time_zone IS 'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
 
 COMMENT ON COLUMN public.license_keys.alerts_muted IS 'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
+
+COMMENT ON COLUMN public.license_keys.belongs_to IS 'The account this key belongs to: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null. Kept by the database (cadence.find_key_account); every rule that needs a key''s account reads it.';
 
 ALTER TABLE ONLY public.license_keys
     ADD CONSTRAINT license_keys_pkey PRIMARY KEY (key);
@@ -78,36 +88,72 @@ ALTER TABLE ONLY public.license_keys
 
 CREATE INDEX license_keys_account_id_idx ON public.license_keys USING btree (account_id);
 
--- A pinned key_belongs_to is opaque to the planner, so callers that look up an account's keys find
--- the candidates through indexes first (owner link, or stored e-mail) and let it decide. This index
--- serves the e-mail side of that lookup; the partial one it replaces only served the inlined rule.
-CREATE INDEX license_keys_lower_email_idx ON public.license_keys USING btree (lower(email));
+-- An account's keys, one equality whichever way a key belongs to it.
+CREATE INDEX license_keys_belongs_to_idx ON public.license_keys USING btree (belongs_to);
 
--- The account a key belongs to (cadence.key_belongs_to): its owner link, else the account of its
--- stored e-mail, found by two index lookups. Joined on that rule written as one OR, batches of 256
--- names among 2,000 accounts outran a 1 s deadline in test/hardening/write-burst.test.ts (measured
--- here), and did not with this.
-CREATE FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) RETURNS uuid
-    LANGUAGE sql STABLE
-    SET search_path TO ''
-    AS $$
-  select coalesce(p_account_id, (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(p_email)))
-$$;
+-- The keys cadence.refresh_key_accounts rewrites when an account's e-mail changes: unlinked ones
+-- only, so the work follows the keys that change, never the account's linked keys.
+CREATE INDEX license_keys_unlinked_by_email_idx ON public.license_keys USING btree (lower(email)) WHERE (account_id IS NULL);
 
-COMMENT ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) IS 'The id of the account a key belongs to: its owner link, else the account of its stored e-mail (case-insensitively), else null.';
-
-CREATE FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) RETURNS boolean
-    LANGUAGE plpgsql IMMUTABLE
+-- The pairing rule's one spelling. A linked key pays one trigger call and no probe; an unlinked key
+-- one probe of the accounts' e-mail index. A write of belongs_to by hand is recomputed, so no writer
+-- can make it disagree.
+CREATE FUNCTION cadence.find_key_account() RETURNS trigger
+    LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
 begin
-  -- PL/pgSQL evaluates this as a simple expression, with no plan to make on each call.
-  return p_key.account_id = p_account.id
-      or (p_key.account_id is null and pg_catalog.lower(p_key.email) = pg_catalog.lower(p_account.email));
+  if new.account_id is not null then
+    new.belongs_to := new.account_id;
+  else
+    new.belongs_to := (select a.id from public.accounts as a where pg_catalog.lower(a.email) = pg_catalog.lower(new.email));
+  end if;
+  return new;
 end
 $$;
 
-COMMENT ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) IS 'A key belongs to an account when its owner link is that account, or it has no owner link and its stored e-mail equals the account e-mail (case-insensitive).';
+COMMENT ON FUNCTION cadence.find_key_account() IS 'Trigger: a key''s belongs_to, the pairing rule''s one spelling: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null.';
+
+-- A key written while an account with its e-mail is created would otherwise read the accounts
+-- before that commit and store none. So statements writing keys' owner links or e-mails take one
+-- shared advisory lock, and an account's insert, delete or e-mail change takes it exclusively
+-- before it rewrites its keys (cadence.refresh_key_accounts): each waits for the other to commit,
+-- then reads what it wrote (READ COMMITTED, as the API and the dashboard run). One lock for all
+-- e-mails: an import of 100,000 unlinked keys takes one lock, not one per e-mail (Postgres' lock
+-- table has room for 64 per connection by default); a new account's onboarding waits at most for a
+-- staff statement writing keys, or for another new account's onboarding.
+CREATE FUNCTION cadence.await_account_changes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  -- Shared, so key writes run beside each other; cadence.refresh_key_accounts takes it exclusively.
+  perform pg_catalog.pg_advisory_xact_lock_shared(pg_catalog.hashtextextended('cadence.key_accounts', 0));
+  return null;
+end
+$$;
+
+COMMENT ON FUNCTION cadence.await_account_changes() IS 'Statement trigger on public.license_keys: a statement writing owner links or stored e-mails waits for an account being created, deleted or changing e-mail, and that change waits for it, so each reads what the other wrote.';
+
+-- An account created, deleted, or its e-mail changed (case aside) changes which account the unlinked
+-- keys of its old and new e-mail belong to.
+CREATE FUNCTION cadence.refresh_key_accounts() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO ''
+    AS $$
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('cadence.key_accounts', 0));
+  -- Written as they are: their own trigger (cadence.find_key_account) finds their account again.
+  update public.license_keys as k
+     set belongs_to = k.belongs_to
+   where k.account_id is null
+     and pg_catalog.lower(k.email) in (pg_catalog.lower(case when tg_op <> 'DELETE' then new.email end),
+                                       pg_catalog.lower(case when tg_op <> 'INSERT' then old.email end));
+  return null;
+end
+$$;
+
+COMMENT ON FUNCTION cadence.refresh_key_accounts() IS 'Trigger on public.accounts: after an account is created or deleted, or its e-mail changes, the unlinked keys of its old and new e-mail find their account again (through license_keys_unlinked_by_email_idx).';
 
 -- The owner's id only: the view reads the account itself under the accounts policy, so a holder
 -- gets an e-mail for their own keys only.
@@ -115,10 +161,25 @@ CREATE FUNCTION cadence.license_key_owner(p_key text) RETURNS uuid
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO ''
     AS $$
-  select a.id
-  from public.license_keys as k
-  join public.accounts as a on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-  where k.key = p_key
+  select k.belongs_to from public.license_keys as k where k.key = p_key
 $$;
 
-COMMENT ON FUNCTION cadence.license_key_owner(p_key text) IS 'The id of the account a license key belongs to (cadence.key_belongs_to), or null. For public.kiosk_status.';
+COMMENT ON FUNCTION cadence.license_key_owner(p_key text) IS 'The id of the account a license key belongs to (license_keys.belongs_to), or null. For public.kiosk_status, whose readers may not read that column.';
+
+-- The three triggers fire always, with session_replication_role = replica too (bulk loads set it
+-- to skip the payload triggers), so no load can store a key without its account.
+CREATE TRIGGER key_account_is_found BEFORE INSERT OR UPDATE OF account_id, email, belongs_to ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.find_key_account();
+
+ALTER TABLE public.license_keys ENABLE ALWAYS TRIGGER key_account_is_found;
+
+CREATE TRIGGER key_writes_await_account_changes BEFORE INSERT OR UPDATE OF account_id, email, belongs_to ON public.license_keys FOR EACH STATEMENT EXECUTE FUNCTION cadence.await_account_changes();
+
+ALTER TABLE public.license_keys ENABLE ALWAYS TRIGGER key_writes_await_account_changes;
+
+CREATE TRIGGER key_accounts_follow_the_account AFTER INSERT OR DELETE ON public.accounts FOR EACH ROW EXECUTE FUNCTION cadence.refresh_key_accounts();
+
+ALTER TABLE public.accounts ENABLE ALWAYS TRIGGER key_accounts_follow_the_account;
+
+CREATE TRIGGER key_accounts_follow_the_account_email AFTER UPDATE OF email ON public.accounts FOR EACH ROW WHEN ((lower(old.email) IS DISTINCT FROM lower(new.email))) EXECUTE FUNCTION cadence.refresh_key_accounts();
+
+ALTER TABLE public.accounts ENABLE ALWAYS TRIGGER key_accounts_follow_the_account_email;

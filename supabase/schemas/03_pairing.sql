@@ -1,11 +1,12 @@
--- The one rule that pairs a license key with an account, used by every endpoint that checks a key
--- against an e-mail (proclamations, license validation, the legacy schedule read), and license
--- validation (spec 4.3) built on it. Set-based: the API batches the requests that arrive while one
--- statement runs, and each function answers a whole batch in one call (a pinned function is never
+-- The one rule that pairs a license key with an e-mail (paired when the account the key belongs
+-- to, license_keys.belongs_to, is the e-mail's), used by every endpoint that checks a key against an
+-- e-mail (proclamations, license validation, the legacy schedule read), and license validation
+-- (spec 4.3) built on it. Set-based: the API batches the requests that arrive while one statement
+-- runs, and each function answers a whole batch in one call (a pinned function is never
 -- inlined, so one call per request cost far more than the join).
 --
 -- Lock order, the same wherever a key is validated or named, so nothing deadlocks: the keys' own
--- rows first, then the advisory locks of their accounts; no function locks another key's row.
+-- rows, in key order; no function locks another key's row.
 
 -- The first argument position is n (1-based). `plan_cache_mode`: the planner cannot see the arrays'
 -- sizes, so a plan made for each call's values is no better than the generic one.
@@ -20,7 +21,7 @@ begin
            case
              when k.key is null then 'key_not_found'
              when a.id is null then 'user_not_found'
-             when cadence.key_belongs_to(k, a) then 'paired'
+             when k.belongs_to = a.id then 'paired'
              else 'not_owner'
            end,
            k.active,
@@ -35,7 +36,7 @@ begin
 end
 $$;
 
-COMMENT ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) IS 'Outcome of pairing each key with the e-mail at the same position n (1-based): key_not_found, user_not_found, not_owner or paired, with the key''s activity and the account id.';
+COMMENT ON FUNCTION cadence.license_pairings(p_keys text[], p_emails text[]) IS 'Outcome of pairing each key with the e-mail at the same position n (1-based): key_not_found, user_not_found, not_owner (the key belongs to another account, or none) or paired, with the key''s activity and the account id.';
 
 CREATE FUNCTION cadence.license_pairing(p_key text, p_email text) RETURNS TABLE(outcome text, key_active boolean, account_id uuid)
     LANGUAGE sql STABLE
@@ -65,7 +66,8 @@ begin
     -- One statement pairs every key with its e-mail as of the statement's snapshot, locks the keys
     -- to record in key order (so two batches cannot deadlock), and records last_validated_at; the
     -- UPDATE rechecks activity and ownership on each key's latest version, so a key deactivated or
-    -- re-linked meanwhile is never recorded as validated.
+    -- re-linked meanwhile (its account's e-mail changed too: that rewrites the key) is never
+    -- recorded as validated.
     with reads as (
       select r.n, r.key, p.outcome, p.key_active, p.account_id
         from unnest(v_ns, v_keys) with ordinality as r(n, key, i)
@@ -84,7 +86,7 @@ begin
         join public.accounts as a on a.id = v.account_id
        where k.key = v.key
          and k.active
-         and cadence.key_belongs_to(k, a)
+         and k.belongs_to = a.id
       returning k.key, a.id as account_id, a.email
     )
     select pg_catalog.array_agg(r.n order by r.n),
@@ -120,7 +122,8 @@ COMMENT ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) IS
 
 -- Validations that set a system name, many in one statement: validated as cadence.validate_licenses
 -- validates (which locks the valid keys in key order), then the valid keys' names set in one call of
--- cadence.set_system_names (the keys' locks, then the accounts'). Only a valid key's name is set.
+-- cadence.set_system_names (which locks the same keys, in the same order). Only a valid key's name
+-- is set.
 CREATE FUNCTION cadence.validate_and_name_licenses(p_keys text[], p_emails text[], p_names text[]) RETURNS TABLE(n bigint, outcome text, owner_email text, system_name_status text)
     LANGUAGE plpgsql
     SET search_path TO ''

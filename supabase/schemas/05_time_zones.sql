@@ -55,10 +55,8 @@ begin
   return (
     select coalesce(k.time_zone, a.time_zone, 'UTC')
       from public.license_keys as k
-      left join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-     where k.key = p_key
-     limit 1);
+      left join public.accounts as a on a.id = k.belongs_to
+     where k.key = p_key);
 end
 $$;
 

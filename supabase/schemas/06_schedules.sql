@@ -227,10 +227,9 @@ COMMENT ON FUNCTION cadence.unscheduled_payload() IS 'The payload of a key with 
 
 -- The schedule a key reads, found by one index probe a table instead of a test a candidate: every
 -- schedule poll runs it, and a batch of 20 keys took 2.1x this body's time when each key's account
--- was found by an OR of two index scans, then confirmed by cadence.key_belongs_to. Here the rule of cadence.key_belongs_to (the owner link, else the account
--- of the key's e-mail) is spelled as probes the planner can use: the e-mail's account is probed only
--- for a key with no owner link and no schedule of its own (the `case` gives the index a null, which
--- matches nothing without a descent), and the shared schedule by the one account id that wins.
+-- was found by an OR of two index scans, then confirmed by the pairing rule. The key's account is
+-- its stored answer (license_keys.belongs_to), and its schedule is probed only for a key with no
+-- schedule of its own (the `case` gives the index a null, which matches nothing without a descent).
 -- Each distinct key of the batch is resolved once, then joined back to its positions.
 CREATE FUNCTION cadence.served_schedules(p_keys text[]) RETURNS TABLE(n bigint, schedule_id uuid, version text, payload json)
     LANGUAGE plpgsql STABLE
@@ -240,13 +239,11 @@ CREATE FUNCTION cadence.served_schedules(p_keys text[]) RETURNS TABLE(n bigint, 
 begin
   return query
     with served as (
+      -- The account's schedule is probed only for a key with none of its own.
       select k.key, coalesce(own.id, shared.id) as id, p.version, p.payload
         from public.license_keys as k
         left join public.schedules as own on own.license_key = k.key
-        left join public.accounts as by_email
-          on pg_catalog.lower(by_email.email) = pg_catalog.lower(case when own.id is null and k.account_id is null then k.email end)
-        left join public.schedules as shared
-          on shared.account_id = case when own.id is null then coalesce(k.account_id, by_email.id) end
+        left join public.schedules as shared on shared.account_id = case when own.id is null then k.belongs_to end
         left join public.schedule_payloads as p on p.schedule_id = coalesce(own.id, shared.id)
        where k.key = any (p_keys)
     )
@@ -258,7 +255,7 @@ begin
 end
 $$;
 
-COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known key (position n, 1-based): the schedule it reads (its own, else its account''s by cadence.key_belongs_to''s rule, else none) with that schedule''s stored version and payload; the unscheduled payload for none. No row for an unknown key.';
+COMMENT ON FUNCTION cadence.served_schedules(p_keys text[]) IS 'For each known key (position n, 1-based): the schedule it reads (its own, else its account''s, license_keys.belongs_to, else none) with that schedule''s stored version and payload; the unscheduled payload for none. No row for an unknown key.';
 
 CREATE FUNCTION cadence.legacy_schedules_unless_held(p_keys text[], p_emails text[], p_versions text[]) RETURNS TABLE(n bigint, outcome text, version text, payload json)
     LANGUAGE plpgsql STABLE
@@ -301,12 +298,7 @@ begin
         -- `= any (...)` restricts the table to the batch through its index, whichever join the
         -- planner picks for a batch it cannot size (without it, a seq scan of every key per call).
         join public.license_keys as k on k.key = p_keys[s.n] and k.key = any (p_keys)
-        left join lateral (
-          select a.time_zone
-            from public.accounts as a
-           where (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-           limit 1
-        ) as owner on true
+        left join public.accounts as owner on owner.id = k.belongs_to
     ),
     clocks as (
       -- One wall clock per (schedule, zone): what every key of the group shares.

@@ -153,8 +153,7 @@ begin
     select k.key, s.last_seen_at, a.id as account_id, a.offline_alert_after
       from public.kiosk_sightings as s
       join public.license_keys as k on k.key = s.license_key
-      join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+      join public.accounts as a on a.id = k.belongs_to
      where greatest(s.last_seen_at, v_since) <= p_now - interval '1 minute'
        and greatest(s.last_seen_at, v_since) <= p_now - a.offline_alert_after
        and k.active and not k.alerts_muted

@@ -101,12 +101,9 @@ begin
       message = pg_catalog.format('venue address %s overlaps %s, already registered to this account: change that registration''s kiosks instead', new.network, v_taken);
   end if;
 
-  -- The pairing rule decides which keys are the account's (cadence.key_belongs_to); candidates
-  -- through indexes first.
   select pg_catalog.count(*) into v_active
     from public.license_keys as k
-   where (k.account_id = v_account.id or pg_catalog.lower(k.email) = pg_catalog.lower(v_account.email))
-     and cadence.key_belongs_to(k, v_account) and k.active;
+   where k.belongs_to = v_account.id and k.active;
   select coalesce(pg_catalog.sum(v.kiosks), 0) into v_registered
     from public.venue_addresses as v where v.account_id = new.account_id and v.id is distinct from new.id;
   if v_registered + new.kiosks > v_active then
@@ -131,8 +128,7 @@ begin
       join public.license_keys as k on k.key = s.license_key
      where s.last_seen_ip <<= new.network
        and s.last_seen_at >= pg_catalog.now() - interval '24 hours'
-       and (k.account_id = v_account.id or pg_catalog.lower(k.email) = pg_catalog.lower(v_account.email))
-       and cadence.key_belongs_to(k, v_account)) then
+       and k.belongs_to = v_account.id) then
     raise exception using
       errcode = 'check_violation',
       constraint = 'venue_address_was_seen_from_the_account',

@@ -21,17 +21,14 @@ CREATE FUNCTION cadence.holder_schedule_ids() RETURNS uuid[]
     SET search_path TO ''
     AS $$
 begin
-  -- Key schedules are few beside keys: find them first, then whether each key is the holder's
-  -- (cadence.key_belongs_to; the first condition finds the candidate account through indexes).
+  -- Key schedules are few beside keys: find them first, then whether each key is the holder's.
   return array(
     select s.id from public.schedules as s where s.account_id = (select cadence.holder_account_id())
     union all
     select s.id
       from public.schedules as s
       join public.license_keys as k on k.key = s.license_key
-      join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-     where a.auth_user_id = (select auth.uid()));
+     where k.belongs_to = (select cadence.holder_account_id()));
 end
 $$;
 
@@ -53,19 +50,12 @@ CREATE FUNCTION cadence.holder_license_keys() RETURNS text[]
     SET search_path TO ''
     AS $$
 begin
-  -- The pairing rule decides (cadence.key_belongs_to): keys linked to the account, and keys with no
-  -- owner link whose stored e-mail is the account's. The first condition finds the candidates
-  -- through indexes.
   return array(
-    select k.key
-    from public.accounts as a
-    join public.license_keys as k
-      on (k.account_id = a.id or pg_catalog.lower(k.email) = pg_catalog.lower(a.email)) and cadence.key_belongs_to(k, a)
-    where a.auth_user_id = (select auth.uid()));
+    select k.key from public.license_keys as k where k.belongs_to = (select cadence.holder_account_id()));
 end
 $$;
 
-COMMENT ON FUNCTION cadence.holder_license_keys() IS 'The license keys that belong to the signed-in account holder''s account (cadence.key_belongs_to); empty for anyone else. For row-level security policies.';
+COMMENT ON FUNCTION cadence.holder_license_keys() IS 'The license keys that belong to the signed-in account holder''s account (license_keys.belongs_to); empty for anyone else. For row-level security policies.';
 
 CREATE FUNCTION cadence.holder_owns_key(p_key text) RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -73,15 +63,12 @@ CREATE FUNCTION cadence.holder_owns_key(p_key text) RETURNS boolean
     AS $$
 begin
   return exists (
-    select
-      from public.license_keys as k
-      join public.accounts as a
-        on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
-     where k.key = p_key and a.auth_user_id = (select auth.uid()));
+    select from public.license_keys as k
+     where k.key = p_key and k.belongs_to = (select cadence.holder_account_id()));
 end
 $$;
 
-COMMENT ON FUNCTION cadence.holder_owns_key(p_key text) IS 'Whether a license key belongs to the signed-in account holder''s account (cadence.key_belongs_to); false for anyone else. For row-level security policies.';
+COMMENT ON FUNCTION cadence.holder_owns_key(p_key text) IS 'Whether a license key belongs to the signed-in account holder''s account (license_keys.belongs_to); false for anyone else. For row-level security policies.';
 
 CREATE FUNCTION cadence.holder_proclamation_ids() RETURNS uuid[]
     LANGUAGE plpgsql STABLE SECURITY DEFINER

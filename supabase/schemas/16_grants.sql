@@ -10,8 +10,11 @@ GRANT USAGE ON SCHEMA cadence TO service_role;
 
 -- 01_accounts_and_keys.sql
 
-REVOKE ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.key_account_id(p_account_id uuid, p_email text) TO service_role;
+REVOKE ALL ON FUNCTION cadence.find_key_account() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.await_account_changes() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.refresh_key_accounts() FROM PUBLIC;
 
 -- Account holders: read and change their account's zone and alert threshold, and their keys' zone
 -- and mute switch. Nothing else of either table becomes writable to them.
@@ -42,9 +45,6 @@ GRANT SELECT(system_name) ON TABLE public.license_keys TO authenticated;
 GRANT SELECT(time_zone),UPDATE(time_zone) ON TABLE public.license_keys TO authenticated;
 
 GRANT SELECT(alerts_muted),UPDATE(alerts_muted) ON TABLE public.license_keys TO authenticated;
-
-REVOKE ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.key_belongs_to(p_key public.license_keys, p_account public.accounts) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.license_key_owner(p_key text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.license_key_owner(p_key text) TO authenticated;

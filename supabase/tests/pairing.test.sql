@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(28);
+select plan(29);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -13,15 +13,17 @@ create function pg_temp.executors(p_function regproc) returns text[] language sq
 $$;
 
 -- Two accounts; keys linked to one, unlinked with its e-mail, inactive, and linked elsewhere
--- while storing its e-mail.
+-- while storing its e-mail. A third account, whose e-mail changes, with an unlinked key.
 insert into public.accounts (id, email, display_name) values
   ('e1000000-0000-4000-8000-000000000001', 'pair-a@example.com', 'Pair A'),
-  ('e1000000-0000-4000-8000-000000000002', 'pair-b@example.com', 'Pair B');
+  ('e1000000-0000-4000-8000-000000000002', 'pair-b@example.com', 'Pair B'),
+  ('e1000000-0000-4000-8000-000000000003', 'pair-c@example.com', 'Pair C');
 insert into public.license_keys (key, account_id, email, active) values
   ('PAIR-0000-0000-0001', 'e1000000-0000-4000-8000-000000000001', 'pair-a@example.com', true),
   ('PAIR-0000-0000-0002', null, 'PAIR-A@Example.com', true),
   ('PAIR-0000-0000-0003', 'e1000000-0000-4000-8000-000000000001', 'pair-a@example.com', false),
-  ('PAIR-0000-0000-0004', 'e1000000-0000-4000-8000-000000000002', 'pair-a@example.com', true);
+  ('PAIR-0000-0000-0004', 'e1000000-0000-4000-8000-000000000002', 'pair-a@example.com', true),
+  ('PAIR-0000-0000-0005', null, 'pair-c@example.com', true);
 
 -- cadence.license_pairing
 select has_function('cadence', 'license_pairing', array['text', 'text'], 'license_pairing exists');
@@ -51,6 +53,11 @@ select results_eq(
   $$values (1::bigint, 'paired'), (2, 'key_not_found'), (3, 'not_owner')$$,
   'license_pairings: one row per position, each key paired with the e-mail at its position, a repeated key judged each time');
 select is_empty($$select * from cadence.license_pairings('{}', '{}')$$, 'license_pairings: an empty batch answers nothing');
+update public.accounts set email = 'pair-d@example.com' where id = 'e1000000-0000-4000-8000-000000000003';
+select results_eq(
+  $$select n, outcome from cadence.license_pairings(array['PAIR-0000-0000-0005', 'PAIR-0000-0000-0005'], array['pair-d@example.com', 'pair-c@example.com']) order by n$$,
+  $$values (1::bigint, 'not_owner'), (2, 'user_not_found')$$,
+  'license_pairings: a key with no owner link follows its stored e-mail, not the account that changed away from it');
 select is(pg_temp.executors('cadence.license_pairings'), '{service_role}', 'license_pairings: only service_role may execute it');
 
 -- cadence.validate_licenses

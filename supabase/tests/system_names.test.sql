@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(28);
+select plan(31);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -12,7 +12,8 @@ create function pg_temp.executors(p_function regproc) returns text[] language sq
                 where pg_catalog.has_function_privilege(r, p_function, 'execute') order by r)
 $$;
 
--- One account with a linked key, an unlinked key of its e-mail and a third key; another account.
+-- One account with a linked key, an unlinked key of its e-mail and a third key; another account,
+-- and a named key of an e-mail no account has yet.
 insert into public.accounts (id, email, display_name) values
   ('e2000000-0000-4000-8000-000000000001', 'names-a@example.com', 'Names A'),
   ('e2000000-0000-4000-8000-000000000002', 'names-b@example.com', 'Names B');
@@ -20,7 +21,8 @@ insert into public.license_keys (key, account_id, email, system_name) values
   ('NAME-0000-0000-0001', 'e2000000-0000-4000-8000-000000000001', 'names-a@example.com', 'Lobby'),
   ('NAME-0000-0000-0002', null, 'Names-A@example.com', null),
   ('NAME-0000-0000-0003', 'e2000000-0000-4000-8000-000000000001', 'names-a@example.com', null),
-  ('NAME-0000-0000-0004', 'e2000000-0000-4000-8000-000000000002', 'names-b@example.com', null);
+  ('NAME-0000-0000-0004', 'e2000000-0000-4000-8000-000000000002', 'names-b@example.com', null),
+  ('NAME-0000-0000-0005', null, 'names-c@example.com', 'hall');
 
 -- cadence.system_name_form
 select has_function('cadence', 'system_name_form', array['text'], 'system_name_form exists');
@@ -74,6 +76,10 @@ select results_eq(
   $$select n, outcome from cadence.set_system_names(array['NAME-0000-0000-0003', 'NAME-0000-0000-0003'], array['Den', 'Porch']) order by n$$,
   $$values (1::bigint, 'ok'), (2, 'ok')$$,
   'set_system_names: a key named twice in a batch is named twice, in order');
+select is_empty($$select from pg_catalog.pg_locks as l
+                    where l.pid = pg_catalog.pg_backend_pid() and l.locktype = 'advisory'
+                      and l.objid <> (pg_catalog.hashtextextended('cadence.key_accounts', 0) & 4294967295)::oid$$,
+  'set_system_names: takes no advisory lock of its own for names: the unique index decides');
 select is(pg_temp.executors('cadence.set_system_names'), '{service_role}', 'set_system_names: only service_role may execute it');
 
 -- cadence.set_system_name
@@ -82,6 +88,14 @@ select is(cadence.set_system_name('NAME-0000-0000-0003', 'hall'), 'taken',
   'set_system_name: a name an unlinked key of the account holds is taken for a linked key');
 select is(cadence.set_system_name('NAME-9999-9999-9999', 'Den'), 'unknown_license', 'set_system_name: an unknown key is unknown_license');
 select is(pg_temp.executors('cadence.set_system_name'), '{service_role}', 'set_system_name: only service_role may execute it');
+
+-- system_name_is_unique_per_account (unique index on public.license_keys)
+select throws_ok($$update public.license_keys set system_name = 'HALL' where key = 'NAME-0000-0000-0003'$$,
+  '23505', 'duplicate key value violates unique constraint "system_name_is_unique_per_account"',
+  'system_name_is_unique_per_account: a linked key cannot take, from any writer, a name an unlinked key of its account holds');
+select throws_ok($$update public.accounts set email = 'names-c@example.com' where id = 'e2000000-0000-4000-8000-000000000002'$$,
+  '23505', 'duplicate key value violates unique constraint "system_name_is_unique_per_account"',
+  'system_name_is_unique_per_account: an account''s e-mail cannot change to one its unlinked keys carry when one has a name a linked key has');
 
 select * from finish();
 rollback;

@@ -121,8 +121,8 @@ describe("a batch of system names the database aborts because of another transac
   });
 });
 
-describe("a batch of system names takes its locks in one order: its keys in key order, then its accounts' name locks (cadence.set_system_names)", () => {
-  it("waits for a key it may write holding no later key and no name lock, even when the key's first position asks its stored name", async () => {
+describe("a batch of system names takes its locks in one order: its keys in key order, and no lock of its own (cadence.set_system_names)", () => {
+  it("waits for a key it may write holding no later key and no advisory lock, even when the key's first position asks its stored name", async () => {
     const [first, second] = ["DEMO-0000-0000-0001", "DEMO-0000-0000-0002"];
     await database.db.query("update public.license_keys set system_name = $2 where key = $1", [first, "Lock Order One"]);
     await database.db.query("update public.license_keys set system_name = null where key = $1", [second]);
@@ -139,7 +139,7 @@ describe("a batch of system names takes its locks in one order: its keys in key 
         ["Lock Order One", "LOCK ORDER ONE", "Lock Order Two"],
       ]);
       await expect.poll(async () => (await database.db.query("select from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'", [pid])).length).toBe(1);
-      // While it waits for the first key it holds neither the second key nor the account's name lock.
+      // While it waits for the first key it holds neither the second key nor any advisory lock.
       expect(await database.db.query("select key from public.license_keys where key = $1 for update skip locked", [second])).toHaveLength(1);
       expect(await database.db.query("select from pg_locks where pid = $1 and locktype = 'advisory'", [pid])).toHaveLength(0);
       await holder.query("rollback");

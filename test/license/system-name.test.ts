@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import type { Database } from "../../functions/app/db/database.ts";
 import { systemNameForm, systemNameShows } from "../../functions/app/license/schemas.ts";
 import { setSystemNames } from "../../functions/app/license/store.ts";
+import pg from "pg";
 import postgres from "postgres";
 import { testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
@@ -434,6 +435,67 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
         await client.end();
       }
       expect(plans.join("\n")).toMatch(/using system_names_in_form_per_account on license_keys other[^\n]*\n\s*Index Cond: [^\n]*cadence\.system_name_form\(system_name\)/);
+    });
+
+    it("lets the unique index decide between a linked key and an unlinked key of one account claiming a name at once: the later waits for the first, then is taken", async () => {
+      const { keys, email } = await newAccount(1);
+      const unlinked = await newKey({ accountId: null, email });
+      const first = new pg.Client(database.url);
+      const later = new pg.Client(database.url);
+      await Promise.all([first.connect(), later.connect()]);
+      try {
+        await first.query("begin");
+        expect((await first.query("select outcome from cadence.set_system_names($1, $2)", [[keys[0]], ["Porch"]])).rows).toEqual([{ outcome: "ok" }]);
+        const claim = later.query("select outcome from cadence.set_system_names($1, $2) /* the later claim */", [[unlinked], ["PORCH"]]);
+        // It waits on the first transaction's index entry, holding no advisory lock (its backend found
+        // by its query, as a pooler may serve it from any connection).
+        const locksOfLater = (kind: string) => db.query(`
+          select l.granted from pg_locks as l join pg_stat_activity as a on a.pid = l.pid
+           where a.query like '%/* the later claim */%' and a.pid <> pg_backend_pid() and l.locktype = $1`, [kind]);
+        await expect.poll(async () => (await locksOfLater("transactionid")).filter((lock) => !lock.granted).length).toBe(1);
+        expect(await locksOfLater("advisory")).toHaveLength(0);
+        await first.query("commit");
+        expect((await claim).rows).toEqual([{ outcome: "taken" }]);
+      } finally {
+        await Promise.all([first.end(), later.end()]);
+      }
+      expect([(await keyRow(keys[0])).system_name, (await keyRow(unlinked)).system_name]).toEqual(["Porch", null]);
+    });
+
+    it("never deadlocks two batches naming keys of one account with the same names in opposite orders: each writes its names in name order", async () => {
+      const { keys } = await newAccount(4);
+      // A scratch trigger holds the first batch just before it writes its second name, while the
+      // test holds an advisory lock: by then it has written one name, as a batch in the middle of its writes.
+      const pause = new pg.Client(database.url);
+      const [firstBatch, secondBatch] = [new pg.Client(database.url), new pg.Client(database.url)];
+      await Promise.all([pause.connect(), firstBatch.connect(), secondBatch.connect()]);
+      await db.script(`
+        create schema if not exists scratch;
+        create or replace function scratch.pause_batch() returns trigger language plpgsql as $$
+        begin
+          perform pg_advisory_xact_lock_shared(5353);
+          return new;
+        end $$;
+        create trigger pause_batch before update of system_name on public.license_keys
+          for each row when (new.system_name = 'West Wing') execute function scratch.pause_batch();`);
+      try {
+        // Each batch's backend found by its query, as a pooler may serve it from any connection.
+        const waits = (batch: string) =>
+          expect.poll(async () => (await db.query("select from pg_stat_activity where wait_event_type = 'Lock' and query like $1", [`%/* ${batch} */%`])).length).toBe(1);
+        await pause.query("begin");
+        await pause.query("select pg_advisory_xact_lock(5353)");
+        const first = firstBatch.query("select n, outcome from cadence.set_system_names($1, $2) /* first batch */ order by n", [[keys[0], keys[1]], ["West Wing", "East Wing"]]);
+        await waits("first batch");
+        const second = secondBatch.query("select n, outcome from cadence.set_system_names($1, $2) /* second batch */ order by n", [[keys[2], keys[3]], ["west wing", "east wing"]]);
+        await waits("second batch");
+        await pause.query("commit");
+        expect((await first).rows.map((row) => row.outcome)).toEqual(["ok", "ok"]);
+        expect((await second).rows.map((row) => row.outcome)).toEqual(["taken", "taken"]);
+      } finally {
+        await db.script("drop trigger pause_batch on public.license_keys; drop schema scratch cascade;");
+        await Promise.all([pause.end(), firstBatch.end(), secondBatch.end()]);
+      }
+      expect((await Promise.all(keys.map(keyRow))).map((row) => row.system_name)).toEqual(["West Wing", "East Wing", null, null]);
     });
 
     it("answers taken for that key alone when another writer stores the name while the batch waits to write it", async () => {

@@ -22,7 +22,7 @@ export interface FleetCounts {
 
 /**
  * One statement. Online is `public.kiosk_status`'s `state = 'online'` (a sighting within the
- * account's `offline_alert_after`, else 15 minutes, the owner found by `cadence.key_belongs_to`),
+ * account's `offline_alert_after`, else 15 minutes, the owner being `license_keys.belongs_to`),
  * counted as the offline-alert pass finds stale kiosks, set-based: the view itself calls a function
  * per key and took 5.5-7.5 s at 50,000 keys, this 0.3 s. Dark is an outage the alert pass opened and
  * no sighting has closed. `seat_suspicions` is read by the columns the seat checks have always
@@ -32,8 +32,7 @@ const FLEET_COUNTS = `
   select
     (select count(*) from public.kiosk_sightings as s
        join public.license_keys as k on k.key = s.license_key
-       left join public.accounts as a
-         on (a.id = k.account_id or pg_catalog.lower(a.email) = pg_catalog.lower(k.email)) and cadence.key_belongs_to(k, a)
+       left join public.accounts as a on a.id = k.belongs_to
       where s.last_seen_at > pg_catalog.now() - coalesce(a.offline_alert_after, interval '15 minutes'))::int as online,
     (select count(*) from public.kiosk_outages as o where o.back_at is null)::int as dark,
     (select count(*) from public.email_outbox as e where e.status = 'pending')::int as outbox_pending,
