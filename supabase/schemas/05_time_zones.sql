@@ -16,8 +16,9 @@ $$;
 
 COMMENT ON FUNCTION cadence.iana_time_zones() IS 'The IANA time zones of the server''s database, canonical names and backward links: pg_timezone_names without posix/..., right/..., localtime, posixrules and Factory. The zones a key or an account may have.';
 
+-- As its owner: account holders set zones through the Data API and have no USAGE on cadence.
 CREATE FUNCTION cadence.check_time_zone() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO ''
     AS $$
 declare

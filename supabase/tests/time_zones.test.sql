@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(15);
+select plan(16);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -50,6 +50,19 @@ select is(cadence.license_key_time_zone('ZONE-0000-0000-0002'), 'America/New_Yor
 select is(cadence.license_key_time_zone('ZONE-0000-0000-0004'), 'UTC', 'license_key_time_zone: else UTC');
 select is(pg_temp.executors('cadence.license_key_time_zone'), '{authenticated,service_role}',
   'license_key_time_zone: account holders (for public.kiosk_status) and service_role may execute it, anon may not');
+
+-- An account holder sets their account's zone through the Data API, on a connection where the
+-- trigger has no plan yet (discard plans): it looks its zone list up as its owner, not the holder.
+insert into public.accounts (id, email, display_name, auth_user_id) values
+  ('e7000000-0000-4000-8000-000000000001', 'zone-holder@example.com', 'Zone holder', 'e7100000-0000-4000-8000-000000000001');
+-- pgTAP's functions are in extensions, which the API roles may use on Supabase.
+grant usage on schema extensions to authenticated;
+discard plans;
+select pg_catalog.set_config('request.jwt.claims', '{"sub": "e7100000-0000-4000-8000-000000000001"}', true);
+set local role authenticated;
+select results_eq($$update public.accounts set time_zone = 'America/Halifax' returning time_zone$$, $$values ('America/Halifax'::text)$$,
+  'check_time_zone: an account holder sets their own account''s zone, the check reading the zones as its owner');
+reset role;
 
 select * from finish();
 rollback;
