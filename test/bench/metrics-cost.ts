@@ -3,12 +3,14 @@
 // each route (issue 52: within 3 %). The working tree twice, in one run: with ADMIN_PORT set (every
 // request timed into the histogram, the database's and the limiter's failures counted) and without
 // (no admin listener, no middleware), each on a database of its own, Postgres direct, limits in
-// memory, measured side by side (side-by-side.ts).
+// memory, measured side by side (side-by-side.ts); then the timing's own cost, measured inside one
+// process (metrics-in-process.ts), as a share of the server's CPU per request over HTTP.
 import { type RunningServer, startServer } from "../support/server.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
 import type { BenchFlags } from "./flags.ts";
 import { selectScenarios } from "./scenarios.ts";
-import { measureSideBySide, sideBySideTable } from "./side-by-side.ts";
+import { measureTimingCost } from "./metrics-in-process.ts";
+import { measureSideBySide, serverMicrosecondsPerRequest, sideBySideTable } from "./side-by-side.ts";
 
 /**
  * Measures every scenario with the metrics on beside off and prints the table.
@@ -39,6 +41,20 @@ export async function compareMetrics(flags: Pick<BenchFlags, "rounds" | "scenari
     const scraped = await (await fetch(`${servers[1].adminUrl}/metrics`)).text();
     const counted = [...scraped.matchAll(/^http_server_request_duration_seconds_count\{[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
     console.log(`\nThe metrics-on server counted ${counted.toLocaleString("en")} requests in its histogram.`);
+    const timing = await measureTimingCost(await copyDatabase(database, "bench_in_process"), progress);
+    const [low, high] = timing.deltaQuartiles;
+    console.log(
+      `\nThe timing's own cost, in one process (metrics-in-process.ts): on the catalogue read served from memory, ` +
+        `${timing.untimedMicros.toFixed(2)} µs of CPU a request untimed and ${timing.timedMicros.toFixed(2)} µs timed (median batches); ` +
+        `the pairs' median difference ${timing.deltaMicros.toFixed(2)} µs (quartiles ${low.toFixed(2)} to ${high.toFixed(2)}), ` +
+        "as a share of each route's server CPU per request over HTTP with the metrics off (Deno.serve's and the kernel's share included):",
+    );
+    console.log("| route | server µs/request, metrics off | timing µs/request | cost |");
+    console.log("|---|---|---|---|");
+    for (const row of rows) {
+      const server = serverMicrosecondsPerRequest(row.bySide.get("metrics off")!);
+      console.log(`| ${row.scenario} | ${server.toFixed(1)} | ${timing.deltaMicros.toFixed(2)} | ${((timing.deltaMicros / server) * 100).toFixed(1)} % |`);
+    }
   } finally {
     for (const server of servers) await server.stop();
     await database.server.stop();
