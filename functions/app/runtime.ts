@@ -28,11 +28,14 @@ import { venueAllowances } from "./venues/venue-allowances.ts";
 /** How often the local server runs the offline alerts and retries queued e-mails that are due. */
 export const OUTBOX_SWEEP_MS = 60_000;
 
-function sweepOutbox(deps: Deps) {
-  runScheduledPass(deps).catch((error) => {
-    // A database outage is logged once, when it starts (db/availability.ts); the next sweep retries.
-    if (!isUnavailable(error)) deps.log("error", "outbox_sweep_failed", { error: errorMessage(error) });
-  });
+function sweepOutbox(deps: Deps, signal: AbortSignal): Promise<void> {
+  return runScheduledPass(deps, { signal }).then(
+    () => {},
+    (error) => {
+      // A database outage is logged once, when it starts (db/availability.ts); the next sweep retries.
+      if (!isUnavailable(error)) deps.log("error", "outbox_sweep_failed", { error: errorMessage(error) });
+    },
+  );
 }
 
 /** What the runtime holds, read at each scrape of the admin listener's metrics; absent where it has none (PGlite has no pool). */
@@ -193,9 +196,17 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
       reason: "no SUPABASE_URL and SUPABASE_SERVICE_ROLE_KEY: onboarded accounts get no Supabase Auth user",
     });
   }
-  // E-mails a previous run left pending (a crash, a mail outage) go out at start, then every minute.
-  if (!onSupabase) sweepOutbox(deps);
-  const sweeper = onSupabase ? undefined : setInterval(() => sweepOutbox(deps), OUTBOX_SWEEP_MS);
+  // E-mails a previous run left pending (a crash, a mail outage) go out at start, then every minute;
+  // one pass at a time, since a pass may use its whole minute. A stop waits for the pass under way
+  // (told to stop after the e-mail it is sending): closed under it, the database would refuse the
+  // statement recording an e-mail just sent, which would then go again once its lease ended.
+  const stopping = new AbortController();
+  let sweeping: Promise<void> | undefined;
+  const sweep = () => {
+    sweeping ??= sweepOutbox(deps, stopping.signal).finally(() => (sweeping = undefined));
+  };
+  if (!onSupabase) sweep();
+  const sweeper = onSupabase ? undefined : setInterval(sweep, OUTBOX_SWEEP_MS);
   return {
     deps,
     describe: { database, ...(sqlPort && { sql: sqlPort.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: describeClientIp(ipSource), ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
@@ -203,6 +214,11 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
     ...(onSupabase && { pendingMigrations: () => pendingMigrations(db) }),
     async close() {
       clearInterval(sweeper);
+      stopping.abort();
+      if (sweeping) {
+        log("info", "scheduled_pass_awaited", { reason: "the e-mails, alerts and checks under way finish before the database closes" });
+        await sweeping;
+      }
       venues.close();
       await limiter.close();
       // What kiosks were seen doing since the last write: written before the database goes.

@@ -38,7 +38,7 @@ export interface ScheduledPassReport extends DeliveryReport {
  */
 export async function runScheduledPass(
   ports: ScheduledPassPorts,
-  options: { max?: number; budgetMs?: number } = {},
+  options: { max?: number; budgetMs?: number; signal?: AbortSignal } = {},
 ): Promise<ScheduledPassReport> {
   const deadline = ports.now() + (options.budgetMs ?? 60_000);
   let alerts: OfflineAlertReport | undefined;
@@ -57,9 +57,10 @@ export async function runScheduledPass(
   const report: ScheduledPassReport = await deliverPending(ports, options);
   if (alerts) report.alerts = alerts;
   if (seats) report.seats = seats;
-  if (ports.authUsers) report.authUsers = await linkPendingAccounts(ports, { max: options.max ?? 100 });
+  // A process stopping (`signal`): each step finishes the item under way and leaves the rest to the next run.
+  if (ports.authUsers) report.authUsers = await linkPendingAccounts(ports, { max: options.max ?? 100, signal: options.signal });
   let purged = 0;
-  for (let batch = PURGE_BATCH; batch === PURGE_BATCH && ports.now() < deadline;) {
+  for (let batch = PURGE_BATCH; batch === PURGE_BATCH && ports.now() < deadline && !options.signal?.aborted;) {
     batch = await purgeOnboardingKeys(ports.db, ports.now(), PURGE_BATCH);
     purged += batch;
   }

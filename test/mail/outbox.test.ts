@@ -1,7 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { consoleMailer } from "../../functions/app/mail/console-mailer.ts";
 import { licenseEmail } from "../../functions/app/mail/license-email.ts";
@@ -10,6 +10,8 @@ import { retryDelayMs } from "../../functions/app/backoff.ts";
 import { deliverEmail, deliverPending, OUTBOX_LEASE_SECONDS } from "../../functions/app/mail/outbox.ts";
 import { resendMailer } from "../../functions/app/mail/resend-mailer.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
+import { parseConfig } from "../../functions/app/config.ts";
+import { openRuntime } from "../../functions/app/runtime.ts";
 import { memoryLogger } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { childEnv } from "../support/child-env.ts";
@@ -325,6 +327,42 @@ describe("the outbox edge function (functions/outbox/index.ts)", () => {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;
+      await resend.stop();
+    }
+  });
+});
+
+describe("the minute sweep of a self-hosted server (functions/app/runtime.ts)", () => {
+  const own = scopedDatabase();
+  it("finishes the e-mail under way before a stop closes the database, records it sent, and leaves the next to the next pass", async () => {
+    await own.db.query("update public.email_outbox set status = 'sent', sent_at = now() where status = 'pending'");
+    const id = await enqueue(newRecipient(), Date.now() - 60_000, own.db);
+    const next = await enqueue(newRecipient(), Date.now(), own.db);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived = () => {};
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    const resend = await startResendStub({ heldUntil: held, onArrival: () => arrived() });
+    const { log, lines } = memoryLogger();
+    try {
+      const config = parseConfig({ DATABASE_URL: own.url, MAILER: "resend", RESEND_API_KEY: "re_stop", RESEND_API_URL: resend.url });
+      const runtime = await openRuntime(config, log);
+      // The start's sweep is sending it, and the stub holds its answer.
+      await arrival;
+      let closed = false;
+      const closing = runtime.close().then(() => (closed = true));
+      // Answered once the stop waits for the sweep, or once the stop is over without waiting.
+      await vi.waitFor(() => {
+        if (!closed && !lines.some((line) => line.includes('"event":"scheduled_pass_awaited"'))) throw new Error("the stop neither waits nor is over");
+      }, { timeout: 120_000, interval: 10 });
+      release();
+      await closing;
+      expect(resend.received).toHaveLength(1);
+      expect((await rowOf(id, own.db)).status).toBe("sent");
+      expect(await rowOf(next, own.db)).toMatchObject({ status: "pending", attempts: 0 });
+      expect(lines.filter((line) => line.includes("database_unavailable"))).toEqual([]);
+    } finally {
+      release();
       await resend.stop();
     }
   });

@@ -12,9 +12,9 @@ export interface ReceivedEmail {
  * A local stand-in for Resend's HTTP API (`POST /emails`) on 127.0.0.1: it records each request
  * and answers 200 with an id, or with `status` while `failWith` is set, as Resend does on errors.
  * `delayMs` makes every answer slow, so a test can catch deliveries in flight; `onArrival` is told
- * when a request has come in, before that delay.
+ * when a request has come in, before that delay; `heldUntil` holds every answer until it resolves.
  */
-export async function startResendStub(options: { delayMs?: number; onArrival?: () => void } = {}) {
+export async function startResendStub(options: { delayMs?: number; onArrival?: () => void; heldUntil?: Promise<void> } = {}) {
   const received: ReceivedEmail[] = [];
   let failure: { status: number; remaining: number } | undefined;
   const server = createServer((req, res) => {
@@ -23,6 +23,7 @@ export async function startResendStub(options: { delayMs?: number; onArrival?: (
     req.on("end", async () => {
       options.onArrival?.();
       if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+      await options.heldUntil;
       res.setHeader("content-type", "application/json");
       if (failure && failure.remaining > 0) {
         failure.remaining -= 1;

@@ -82,11 +82,12 @@ export interface LinkReport {
  * @example
  * const report = await linkPendingAccounts(ports, { max: 100 });
  */
-export async function linkPendingAccounts(ports: AuthLinkPorts, options: { max?: number } = {}): Promise<LinkReport> {
+export async function linkPendingAccounts(ports: AuthLinkPorts, options: { max?: number; signal?: AbortSignal } = {}): Promise<LinkReport> {
   const max = options.max ?? 100;
   const report: LinkReport = { linked: 0, failed: 0 };
   if (!ports.authUsers) return report;
-  while (report.linked + report.failed < max) {
+  // A process stopping (`signal`) finishes the account under way and leaves the rest to the next run.
+  while (report.linked + report.failed < max && !options.signal?.aborted) {
     const [account] = await claimUnlinkedAccounts(ports.db, {
       nowMs: ports.now(),
       leaseSeconds: AUTH_LINK_LEASE_SECONDS,

@@ -86,7 +86,8 @@ export interface DeliveryReport {
 
 /**
  * Sends every pending e-mail whose next attempt is due, one claimed row at a time (each claim its
- * own lease), until none is due, `max` rows were tried, or `budgetMs` has passed. Safe to run in
+ * own lease), until none is due, `max` rows were tried, `budgetMs` has passed or `signal` is
+ * aborted (the process is stopping: the row under way is sent and recorded first). Safe to run in
  * several workers at once: a row is claimed by one of them only.
  *
  * @example
@@ -94,12 +95,12 @@ export interface DeliveryReport {
  */
 export async function deliverPending(
   ports: OutboxPorts,
-  options: { max?: number; budgetMs?: number } = {},
+  options: { max?: number; budgetMs?: number; signal?: AbortSignal } = {},
 ): Promise<DeliveryReport> {
   const max = options.max ?? 100;
   const deadline = ports.now() + (options.budgetMs ?? 60_000);
   const report: DeliveryReport = { sent: 0, failed: 0 };
-  while (report.sent + report.failed < max && ports.now() < deadline) {
+  while (report.sent + report.failed < max && ports.now() < deadline && !options.signal?.aborted) {
     const row = await claim(ports, null);
     if (!row) break;
     report[await send(ports, row)] += 1;
