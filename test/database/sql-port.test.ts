@@ -61,6 +61,8 @@ class Psql {
     });
     this.child.stdout.on("data", (chunk: Buffer) => (this.output += chunk));
     this.child.stderr.on("data", (chunk: Buffer) => (this.output += chunk));
+    // A session psql ended (refused, or quit) closes its input: what it printed tells the test why.
+    this.child.stdin.on("error", () => {});
     this.exited = new Promise((resolve) => this.child.once("exit", () => resolve()));
   }
 
@@ -103,6 +105,9 @@ function psql(port: number, args: string[], { password = PASSWORD, user = "postg
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    // psql refused at the door (a wrong password) exits without reading its input: the pipe's
+    // EPIPE is that exit, which the exit code reports.
+    child.stdin.on("error", () => {});
     child.stdin.end(input);
     child.once("exit", (code) => resolve({ code: code ?? -1, output: output.trim() }));
   });
