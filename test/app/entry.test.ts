@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SQL_PORT } from "../../functions/app/config.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { pgliteDataDir } from "../support/pglite-template.ts";
@@ -127,15 +127,25 @@ describe("the SQL port's default, 54322, when another process holds it", () => {
   beforeAll(() => {
     parent = mkdtempSync(join(tmpdir(), "cadence-sql-default-"));
   });
-  // Before each test, not once: the other holder may be a suite beside this one, which lets go of
-  // the port when it ends, and the next start here would then take it.
-  beforeEach(async () => {
-    holder ??= await new Promise<Server | undefined>((resolve, reject) => {
+  /** Holds 54322 with a listener of our own, unless another process already does. */
+  const hold = () =>
+    new Promise<Server | undefined>((resolve, reject) => {
       const server = createServer();
       server.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(undefined) : reject(error)));
       server.listen(DEFAULT_SQL_PORT, "127.0.0.1", () => resolve(server));
     });
-  });
+  /**
+   * Starts a server while 54322 is held. The other holder may be a suite beside this one, which
+   * lets go of the port when it ends, even during a start that then takes it: such a start is
+   * stopped (`tookDefault`) and made again, the port held by us.
+   */
+  async function startWhileHeld<T>(start: () => Promise<T>, tookDefault: (started: T) => Promise<boolean>): Promise<T> {
+    for (;;) {
+      holder ??= await hold();
+      const started = await start();
+      if (!(await tookDefault(started))) return started;
+    }
+  }
   afterAll(() => {
     holder?.close();
     rmSync(parent, { recursive: true, force: true });
@@ -143,7 +153,12 @@ describe("the SQL port's default, 54322, when another process holds it", () => {
 
   it("starts on a free port with SQL_PORT unset, and says which in one line", async () => {
     // A second checkout, or a test run beside `npm start`: the default is a convenience, not a demand.
-    const server = await startServer({ DATA_DIR: pgliteDataDir(join(parent, "unset")), SQL_PORT: "" });
+    const dataDir = pgliteDataDir(join(parent, "unset"));
+    const server = await startWhileHeld(() => startServer({ DATA_DIR: dataDir, SQL_PORT: "" }), async (started) => {
+      if (started.sqlPort !== DEFAULT_SQL_PORT) return false;
+      await started.stop();
+      return true;
+    });
     try {
       const moved = /"event":"sql_port_moved","port":(\d+),"reason":"54322 is in use: psql -p (\d+), or set SQL_PORT to choose the port"/.exec(server.logs());
       expect(moved, server.logs()).not.toBeNull();
@@ -156,8 +171,17 @@ describe("the SQL port's default, 54322, when another process holds it", () => {
   });
 
   it("still refuses to start with SQL_PORT=54322 set: the operator asked for that port", async () => {
-    const error = await startServer({ DATA_DIR: join(parent, "set"), SQL_PORT: String(DEFAULT_SQL_PORT) }).then(() => undefined, (error: Error) => error);
-    expect(error?.message).toContain(`port ${DEFAULT_SQL_PORT} is already in use: stop what listens there, or set SQL_PORT to a free port (0 picks one)`);
-    expect(error?.message).not.toMatch(/Uncaught|at .*\.ts:\d+/);
+    const refused = await startWhileHeld(
+      () => startServer({ DATA_DIR: join(parent, "set"), SQL_PORT: String(DEFAULT_SQL_PORT) }).then((server) => server, (error: Error) => error),
+      async (started) => {
+        if (started instanceof Error) return false;
+        await started.stop();
+        return true;
+      },
+    );
+    // Only a refusal ends the loop: `refused` is the start's error.
+    const { message } = refused as Error;
+    expect(message).toContain(`port ${DEFAULT_SQL_PORT} is already in use: stop what listens there, or set SQL_PORT to a free port (0 picks one)`);
+    expect(message).not.toMatch(/Uncaught|at .*\.ts:\d+/);
   });
 });
