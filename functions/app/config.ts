@@ -85,17 +85,17 @@ export const configSchema = z
     WORKER: z.coerce.number({ message: "must be a worker number, at least 1" }).int().min(1, { message: "must be a worker number, at least 1" }).optional(),
     DATA_DIR: z.string().min(1).default(".data"),
     /**
-     * With PGlite: the loopback port where psql reaches the embedded database (0 picks a free one).
-     * Unset: DEFAULT_SQL_PORT, or a free port when another process holds it (runtime.ts); set, a
-     * port in use stops the start, as the operator asked for that one.
+     * With the local default database (no DATABASE_URL): the loopback port PostgreSQL listens on,
+     * where the API and psql reach it (0 picks a free one). Unset: DEFAULT_SQL_PORT, or a free port
+     * when another process holds it (db/local-postgres.ts); set, a port in use stops the start, as
+     * the operator asked for that one.
      */
     SQL_PORT: z.coerce.number({ message: "must be a port number" }).int().min(0).max(65535).optional(),
     /**
-     * With PGlite: the `postgres` role's password on SQL_PORT (SCRAM-SHA-256), `postgres` as on
-     * Supabase's local database. ASCII only: clients prepare other characters with SASLprep, which
-     * the port does not, so such a password could never match.
+     * With the local default database: the `staff` role's password, what psql sends on SQL_PORT.
+     * Unset: one generated at the first start, kept in DATA_DIR/sql-password (db/local-postgres.ts).
      */
-    SQL_PASSWORD: z.string().regex(/^[\x00-\x7f]+$/, { message: "must be ASCII" }).default("postgres"),
+    SQL_PASSWORD: z.string().min(1).optional(),
     DATABASE_URL: postgresUrl,
     /** Set by the Supabase platform inside edge functions. */
     SUPABASE_DB_URL: postgresUrl,

@@ -14,7 +14,7 @@ export const consoleLogger: Logger = (level, event, fields = {}) => {
 
 /**
  * An error's message, for a log line or a stored failure reason. Not every thrower throws an
- * Error (PGlite and drivers may reject with plain objects): their `message`, else their JSON,
+ * Error (drivers may reject with plain objects): their `message`, else their JSON,
  * never `[object Object]`.
  *
  * @example

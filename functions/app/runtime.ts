@@ -1,11 +1,10 @@
 import { observedDatabase } from "./db/observed-database.ts";
 import { observedLimiter } from "./rate-limit/observed-limiter.ts";
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
-import { type Config, DEFAULT_SQL_PORT } from "./config.ts";
+import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
-import type { DataDirLock } from "./db/data-dir-lock.ts";
 import { explainDatabaseUrl } from "./db/database-url-refusal.ts";
-import type { EmbeddedDatabase } from "./db/embedded-database.ts";
+import type { LocalPostgres } from "./db/local-postgres.ts";
 import { type LaneUse, writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
 import { migrate, pendingMigrations } from "./db/migrate.ts";
@@ -14,7 +13,6 @@ import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
 import { edgeRuntimeKeepAlive, onEdgeRuntime } from "./edge-runtime.ts";
 import { clientIpSource, describeClientIp, everyAddressWarning } from "./http/client-ip.ts";
-import { listenOn, listenPreferring } from "./http/port-in-use.ts";
 import { importOptional } from "./import-optional.ts";
 import { kioskSightings } from "./kiosk/sightings.ts";
 import type { Logger } from "./log.ts";
@@ -38,7 +36,7 @@ function sweepOutbox(deps: Deps, signal: AbortSignal): Promise<void> {
   );
 }
 
-/** What the runtime holds, read at each scrape of the admin listener's metrics; absent where it has none (PGlite has no pool). */
+/** What the runtime holds, read at each scrape of the admin listener's metrics. */
 export interface RuntimeUsage {
   pool?: () => PoolUse;
   writeLane?: () => LaneUse;
@@ -69,38 +67,20 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-/** The embedded database's SQL port (db/sql-port.ts), outside the edge bundle like PGlite. */
-async function openStaffSqlPort(config: Config, log: Logger) {
-  const { openSqlPort } = await importOptional<typeof import("./db/sql-port.ts")>(new URL("./db/sql-port.ts", import.meta.url));
-  // A staff transaction gives the backend back within a quarter of the API's deadline.
-  const graceMs = config.DATABASE_DEADLINE_MS / 4;
-  const open = (port: number) => openSqlPort({ port, graceMs, log });
-  // A port the operator chose is theirs to free; the default is only a convenience, which a second
-  // checkout or a test run beside `npm start` finds taken: it moves, and says where.
-  const chosen = config.SQL_PORT;
-  const port = chosen === undefined
-    ? await listenPreferring(DEFAULT_SQL_PORT, open, (moved) =>
-      log("warn", "sql_port_moved", { port: moved, reason: `${DEFAULT_SQL_PORT} is in use: psql -p ${moved}, or set SQL_PORT to choose the port` }))
-    : await listenOn(chosen, "SQL_PORT", () => open(chosen));
-  return { ...port, psql: `psql -h 127.0.0.1 -p ${port.port} -U postgres` };
-}
-
 /**
  * Assembles the ports from the parsed configuration.
  * - `DATABASE_URL`: that Postgres; pending migrations are applied, the seed loaded when it is new.
  * - `SUPABASE_DB_URL` (inside Supabase Edge Functions): the project's database through its
  *   transaction pooler; migrations are `supabase db push`'s job there, and the client IP is
  *   `CF-Connecting-IP` unless `CLIENT_IP_HEADER` says otherwise (http/client-ip.ts).
- * - neither: PGlite in `DATA_DIR`, for this process alone (db/data-dir-lock.ts), migrated and seeded
- *   like `DATABASE_URL`, a first start whole or not at all (db/embedded-data-dir.ts); staff reach it
- *   with psql on `SQL_PORT` (loopback only).
+ * - neither: PostgreSQL 15 in `DATA_DIR`, started for this process alone (db/local-postgres.ts),
+ *   then reached, migrated and seeded exactly as `DATABASE_URL` is; staff reach it with psql on
+ *   `SQL_PORT` (loopback only), as a role whose sessions never starve the API's.
  * Off the Edge Runtime a client-IP header is believed only from `TRUSTED_PROXIES`; a list that
  * holds every address is named at start in one warning line (http/client-ip.ts).
  * Every database gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
- * layer that fails fast while it is down; PGlite, in a worker of its own, is "down" to the API
- * while a staff statement holds it past the deadline, or while it restarts after a cancel.
- * Off Supabase, the process itself retries queued e-mails every minute (PGlite's directory admits
- * one process); on Supabase, pg_cron calls the `outbox` function instead.
+ * layer that fails fast while it is down. Off Supabase, the process itself retries queued e-mails
+ * every minute; on Supabase, pg_cron calls the `outbox` function instead.
  */
 export async function openRuntime(config: Config, log: Logger, observers?: RuntimeObservers): Promise<Runtime> {
   const edgeRuntime = onEdgeRuntime();
@@ -111,9 +91,7 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
   if (everyAddress) log("warn", "client_ip_header_from_every_address", everyAddress);
   let db: Database;
   let database: string;
-  let embedded: EmbeddedDatabase | undefined;
-  let sqlPort: Awaited<ReturnType<typeof openStaffSqlPort>> | undefined;
-  let dataDirLock: DataDirLock | undefined;
+  let local: LocalPostgres | undefined;
   const deadlineMs = config.DATABASE_DEADLINE_MS;
   let databaseUsage: Omit<RuntimeUsage, "sightingsHeld"> = {};
   // A Postgres pool of 10 connections (5 per instance through Supabase's pooler), of which single
@@ -125,36 +103,30 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
     databaseUsage = { pool: pool.use, writeLane: lane.use, databaseAvailable: available.available };
     return available;
   };
-  if (config.DATABASE_URL) {
-    db = pooled(config.DATABASE_URL, 10, false);
-    database = "postgres (DATABASE_URL)";
-  } else if (config.SUPABASE_DB_URL) {
-    db = pooled(config.SUPABASE_DB_URL, 5, true);
-    database = "supabase (SUPABASE_DB_URL)";
-  } else {
-    // The SQL port, then the directory's lock: either refusal stops the start before PGlite's seconds of opening.
-    sqlPort = await openStaffSqlPort(config, log);
-    const { lockDataDir } = await importOptional<typeof import("./db/data-dir-lock.ts")>(new URL("./db/data-dir-lock.ts", import.meta.url));
-    dataDirLock = lockDataDir(config.DATA_DIR);
-    const { openDataDir } = await importOptional<typeof import("./db/embedded-data-dir.ts")>(new URL("./db/embedded-data-dir.ts", import.meta.url));
-    const opened = await openDataDir(config.DATA_DIR, { deadlineMs, log });
-    embedded = opened.embedded;
-    // A staff statement may hold PGlite past the deadline: the API then answers as in an outage.
-    db = withAvailability(embedded.db, log);
-    database = `pglite (${config.DATA_DIR})`;
-    log("info", "database_ready", { database, migrationsApplied: opened.report.applied.length, seeded: opened.report.seeded });
+  if (!config.DATABASE_URL && !config.SUPABASE_DB_URL) {
+    const { openLocalPostgres } = await importOptional<typeof import("./db/local-postgres.ts")>(new URL("./db/local-postgres.ts", import.meta.url));
+    local = await openLocalPostgres({ dataDir: config.DATA_DIR, port: config.SQL_PORT, staffPassword: config.SQL_PASSWORD, log });
   }
-  if (config.DATABASE_URL) {
+  const directUrl = config.DATABASE_URL ?? local?.url;
+  if (directUrl) {
+    db = pooled(directUrl, 10, false);
+    database = local ? `postgres (${config.DATA_DIR})` : "postgres (DATABASE_URL)";
     // Migrations run on a session of their own: they hold a lock other processes wait for (migrate.ts).
-    const url = config.DATABASE_URL;
-    const session = openPostgres(url, { max: 1, deadlineMs });
+    const session = openPostgres(directUrl, { max: 1, deadlineMs });
     const report = await migrate(session, { seed: true })
-      .catch((error) => Promise.reject(explainDatabaseUrl(error, url)))
-      .finally(() => session.close());
-    log("info", "database_ready", { database, migrationsApplied: report.applied.length, seeded: report.seeded });
+      .catch((error) => Promise.reject(local ? error : explainDatabaseUrl(error, directUrl)))
+      .finally(() => session.close())
+      .catch(async (error) => {
+        await db.close();
+        await local?.close();
+        throw error;
+      });
+    log("info", "migrations_applied", { database, applied: report.applied.length });
+    if (report.seeded) log("info", "seed_loaded", { database, reason: "a new database: the demo catalogue, accounts, keys and schedules" });
+  } else {
+    db = pooled(config.SUPABASE_DB_URL!, 5, true);
+    database = "supabase (SUPABASE_DB_URL)";
   }
-  // Staff reach the embedded database with psql once it is migrated, as they would on Supabase.
-  if (embedded) await sqlPort?.serve({ backend: embedded.backend, password: config.SQL_PASSWORD });
   // Counted from here on: every statement and check the app makes goes through these.
   if (observers) db = observedDatabase(db, observers.databaseFailed);
   const now = Date.now;
@@ -209,7 +181,7 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
   const sweeper = onSupabase ? undefined : setInterval(sweep, OUTBOX_SWEEP_MS);
   return {
     deps,
-    describe: { database, ...(sqlPort && { sql: sqlPort.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: describeClientIp(ipSource), ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
+    describe: { database, ...(local && { psql: local.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: describeClientIp(ipSource), ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
     usage: { ...databaseUsage, sightingsHeld: sightings.held },
     ...(onSupabase && { pendingMigrations: () => pendingMigrations(db) }),
     async close() {
@@ -223,9 +195,8 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
       await limiter.close();
       // What kiosks were seen doing since the last write: written before the database goes.
       await sightings.close();
-      await sqlPort?.close();
       await db.close();
-      dataDirLock?.release();
+      await local?.close();
     },
   };
 }

@@ -4,7 +4,8 @@ import { ConfigError } from "./config-error.ts";
 /**
  * Refuses a configuration that several workers of one machine cannot share: each worker is an
  * isolate of its own, so a rate limit kept in memory would count each worker's requests alone
- * (n workers, n times the limit), and PGlite's directory admits one process. Caches need no such
+ * (n workers, n times the limit), and the local default database belongs to the one process that
+ * started it in DATA_DIR. Caches need no such
  * rule: each worker's are checked against Postgres or live 5 s, as each edge instance's do.
  *
  * @example
@@ -17,7 +18,7 @@ export function refuseUnshared(config: Config, workers: number): void {
     problems.push(`DENO_JOBS: ${workers} workers need their rate limits in Redis: set REDIS_URL or UPSTASH_REDIS_REST_URL, or DENO_JOBS=1`);
   }
   if (!config.DATABASE_URL && !config.SUPABASE_DB_URL) {
-    problems.push(`DENO_JOBS: ${workers} workers need Postgres (PGlite admits one process): set DATABASE_URL, or DENO_JOBS=1`);
+    problems.push(`DENO_JOBS: ${workers} workers need a database they share (the local default belongs to one process): set DATABASE_URL, or DENO_JOBS=1`);
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration\n  ${problems.join("\n  ")}`);
 }

@@ -8,14 +8,14 @@ import type { ScheduledPassPorts } from "./scheduled-pass.ts";
 
 /**
  * The ports of a worker that runs beside the API (the scheduled run in the `outbox` edge function
- * and the `outbox:deliver` command, the Send Email Hook): Postgres only, since PGlite's directory admits one process and the
- * local server already retries its own queue.
+ * and the `outbox:deliver` command, the Send Email Hook): a database URL only: the
+ * local default database belongs to the server that started it, which retries its own queue.
  */
 export function workerFromConfig(config: Config, log: Logger): { ports: ScheduledPassPorts; close(): Promise<void> } {
   const url = config.DATABASE_URL ?? config.SUPABASE_DB_URL;
   if (!url) {
     throw new ConfigError(
-      "DATABASE_URL: is required to deliver e-mails from a separate process (with PGlite, the running server retries them every minute)",
+      "DATABASE_URL: is required to deliver e-mails from a separate process (with the local default database, the running server retries them every minute)",
     );
   }
   const db = openPostgres(url, { max: 1, transactionPooler: !config.DATABASE_URL });

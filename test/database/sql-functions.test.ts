@@ -10,7 +10,7 @@ const TESTS = new URL("../../supabase/tests/", import.meta.url).pathname;
 const files = readdirSync(TESTS).filter((name) => name.endsWith(".test.sql")).sort();
 
 const PG_PROVE = "/usr/bin/pg_prove";
-const INSTALL = "apt-get install -y postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl";
+const INSTALL = "apt-get install -y libtap-parser-sourcehandler-pgtap-perl postgresql-client-15, and pgTAP's files as .ci/run unpacks them";
 
 /** pg_prove over one file: its exit status and everything it printed (the failing tests' names and diagnostics). */
 function prove(url: string, file: string): Promise<{ status: number; output: string }> {

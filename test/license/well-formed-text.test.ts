@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { testApp } from "../support/app.ts";
-import { describeDirectOnly, freshDatabase, pgliteDatabase, type TestDatabase } from "../support/database.ts";
+import { freshDatabase, type TestDatabase } from "../support/database.ts";
 
 /** A lone low surrogate after "é": JSON carries it as the escape `\udc00` (JSON.stringify writes it so). */
 const LONE = "Caf\u00e9\udc00";
@@ -9,7 +9,7 @@ const LONE = "Caf\u00e9\udc00";
 const STORED = "Caf\u00e9\ufffd";
 const json = { "content-type": "application/json" };
 
-const databases: Array<{ name: string; pglite?: true; open(): Promise<{ db: Database; close(): Promise<void> }> }> = [
+const databases: Array<{ name: string; open(): Promise<{ db: Database; close(): Promise<void> }> }> = [
   {
     name: "Postgres",
     async open() {
@@ -19,18 +19,10 @@ const databases: Array<{ name: string; pglite?: true; open(): Promise<{ db: Data
       return { db: database.db, close: () => database.drop() };
     },
   },
-  {
-    name: "PGlite",
-    pglite: true,
-    async open() {
-      const db = await pgliteDatabase();
-      return { db, close: () => db.close() };
-    },
-  },
 ];
 
-for (const { name, pglite, open } of databases) {
-  (pglite ? describeDirectOnly : describe)(`text that is not well-formed Unicode, on ${name}`, () => {
+for (const { name, open } of databases) {
+  describe(`text that is not well-formed Unicode, on ${name}`, () => {
     let db: Database;
     let close: () => Promise<void>;
     let request: ReturnType<typeof testApp>["request"];

@@ -288,7 +288,7 @@ describe("npm run outbox:deliver (functions/cli/deliver-outbox.ts)", () => {
     }
   });
 
-  it("refuses to run beside a PGlite server, whose data directory admits one process", async () => {
+  it("refuses to run without a database URL: the local default database belongs to the server that started it", async () => {
     const run = promisify(execFile)(deno, ["run", "-A", "functions/cli/deliver-outbox.ts"], { cwd: root, env: childEnv() });
     await expect(run).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("DATABASE_URL: is required") });
   });

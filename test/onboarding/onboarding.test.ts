@@ -5,7 +5,7 @@ import { onboardAccount } from "../../functions/app/onboarding/onboard-account.t
 import { OnboardingResponse } from "../../functions/app/onboarding/schemas.ts";
 import { memoryLogger, testApp, uniqueIp, unlimitedLimiter } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
-import { describeDirectOnly, pgliteDatabase, scopedDatabase } from "../support/database.ts";
+import { describeDirectOnly, scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 import { ONBOARDING_PATH, SECRET, signedInit } from "../support/onboarding.ts";
 import { startResendStub } from "../support/resend-stub.ts";
@@ -307,27 +307,5 @@ describeDirectOnly("the license key generator", () => {
     const keys = Array.from({ length: 1000 }, () => generateLicenseKey());
     expect(keys.every((key) => KEY_PATTERN.test(key))).toBe(true);
     expect(new Set(keys).size).toBe(1000);
-  });
-});
-
-describeDirectOnly("POST /api/v2/automations/create/account on PGlite, as `npm start` runs it by default", () => {
-  it("onboards, queues and sends the e-mail, issues a key that pairs, and refuses the replay", async () => {
-    const lite = await pgliteDatabase();
-    try {
-      const sent = memoryMailer();
-      const { request: local } = testApp(lite, { now: clock.now, signingSecret: SECRET, mailer: sent.mailer });
-      const init = await signedInit({ email: "Lite@Example.com" }, { nowMs: clock.now() });
-      const response = await local(ONBOARDING_PATH, init);
-      expect(response.status).toBe(200);
-      const { user_id } = await response.json();
-      const [{ key }] = await lite.query<{ key: string }>("select key from public.license_keys where account_id = $1", [user_id]);
-      expect(sent.sent.map((message) => [message.to, message.text.includes(key)])).toEqual([["lite@example.com", true]]);
-      expect(await lite.query("select outcome from cadence.license_pairing($1, 'lite@example.com')", [key])).toEqual([
-        { outcome: "paired" },
-      ]);
-      expect((await local(ONBOARDING_PATH, init)).status).toBe(401);
-    } finally {
-      await lite.close();
-    }
   });
 });

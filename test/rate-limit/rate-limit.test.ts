@@ -11,7 +11,7 @@ import { openPlainRedis, type PlainRedis } from "../../functions/app/rate-limit/
 import { perDay, perMinute } from "../../functions/app/rate-limit/rules.ts";
 import { downLimiter, memoryLogger, testApp } from "../support/app.ts";
 import { testClock, utcDayStart } from "../support/clock.ts";
-import { pgliteDatabase } from "../support/database.ts";
+import { freshDatabase } from "../support/database.ts";
 import { PATIENT } from "../support/patient-store.ts";
 import { freePort } from "../support/postgres-server.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
@@ -578,14 +578,15 @@ describe("rate limits over HTTP (memory store)", () => {
   let db: Database;
   let queries = 0;
   beforeAll(async () => {
-    const real = await pgliteDatabase();
+    const database = await freshDatabase();
+    const real = database.db;
     db = {
       query: (text, params) => {
         queries += 1;
         return real.query(text, params);
       },
       script: (text) => real.script(text),
-      close: () => real.close(),
+      close: () => database.drop(),
     };
   });
   afterAll(async () => {

@@ -1,9 +1,9 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { WEEKDAYS } from "../../functions/app/schedule/schemas.ts";
 import { readLegacyIfChanged, readSchedulePayload } from "../support/schedule-reads.ts";
-import { describeDirectOnly, pgliteDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
+import { scopedDatabase, type TestDatabase } from "../support/database.ts";
 import { ABUNDANCE, CLARITY, DEMO_DAILY, DEMO_WEEKLY, NO_SCHEDULE, PEACE } from "../support/demo-schedules.ts";
 
 /** The legacy read as a first poll makes it (no version held): the outcome and the whole payload. */
@@ -158,23 +158,6 @@ describe("cadence.legacy_schedule", () => {
     expect(await readLegacySchedule(demo.db, "DEMO-0000-0000-0004", "demo@example.com")).toEqual({ outcome: "not_owner", body: null });
     expect(await readLegacySchedule(demo.db, "ZZZZ-0000-0000-0001", "demo@example.com")).toEqual({ outcome: "key_not_found", body: null });
     expect(await readLegacySchedule(demo.db, "DEMO-0000-0000-0001", "nobody@example.com")).toEqual({ outcome: "user_not_found", body: null });
-  });
-});
-
-describeDirectOnly("cadence.schedule_payload on PGlite (the local server's database)", () => {
-  let pglite: Database;
-  beforeAll(async () => {
-    pglite = await pgliteDatabase();
-  });
-  afterAll(() => pglite.close());
-
-  it("reads the demo schedules exactly as on Postgres", async () => {
-    for (const key of ["DEMO-0000-0000-0001", "DEMO-0000-0000-0002", "DEMO-0000-0000-0004", "DEMO-0000-0000-0005", "ZZZZ-0000-0000-0001"]) {
-      expect(await readSchedulePayload(pglite, key)).toBe(await readSchedulePayload(demo.db, key));
-    }
-    expect(await readLegacySchedule(pglite, "DEMO-0000-0000-0005", "legacy@example.com")).toEqual(
-      await readLegacySchedule(demo.db, "DEMO-0000-0000-0005", "legacy@example.com"),
-    );
   });
 });
 

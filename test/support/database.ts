@@ -1,12 +1,9 @@
-import { rmSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, inject } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
-import { openPglite } from "../../functions/app/db/pglite.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { registerDatabase } from "./clock.ts";
 import { TEMPLATE } from "./global-setup.ts";
-import { pgliteDataDir } from "./pglite-template.ts";
 
 let counter = 0;
 
@@ -28,7 +25,7 @@ export interface TestDatabase {
 const THROUGH_POOLER = process.env.CADENCE_TEST_THROUGH_POOLER === "1";
 
 /**
- * `describe` for what the pooler cannot change (pure code, PGlite): run by the `direct` project
+ * `describe` for what the pooler cannot change (pure code, the local default database): run by the `direct` project
  * only, so the `pooler` project runs only what reaches Postgres through PgBouncer.
  */
 export const describeDirectOnly = describe.skipIf(THROUGH_POOLER);
@@ -89,17 +86,4 @@ export function scopedDatabase(options: { max?: number; deadlineMs?: number } = 
   });
   afterAll(() => scoped.drop?.());
   return scoped;
-}
-
-/** A PGlite database of its own, migrated and seeded the way `npm start` does it (a copy of the run's template); `close` removes it. */
-export async function pgliteDatabase(): Promise<Database> {
-  const dir = pgliteDataDir();
-  const { db } = await openPglite(dir);
-  return {
-    ...db,
-    async close() {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }

@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import type { TestProject } from "vitest/node";
 import { pgbouncerAvailable, startPgBouncer } from "./pgbouncer.ts";
-import { buildPgliteTemplate } from "./pglite-template.ts";
+import { installPgtap } from "./pgtap.ts";
 import { startPostgresServer } from "./postgres-server.ts";
 import { pushMigrations } from "./supabase-migrations.ts";
 
@@ -13,25 +13,22 @@ declare module "vitest" {
     pgAdminUrl: string;
     /** Port of PgBouncer (transaction mode) in front of that cluster; 0 without pgbouncer. */
     pgPoolerPort: number;
-    /** A PGlite data directory, migrated and seeded, that tests copy (pglite-template.ts). */
-    pgliteTemplate: string;
   }
 }
 
 /**
- * One throwaway Postgres per test run, with PgBouncer in front when installed. The template database gets the Supabase shim, then our
- * migrations and seed through the real Supabase CLI, exactly as operators deploy; each test
- * database is a copy of it. Beside it, the PGlite template (pglite-template.ts). vitest runs this
- * once, for the root project (vitest.config.ts), and each project reads what it provides.
+ * One throwaway Postgres per test run, from the binaries `npm start` runs, with PgBouncer in front
+ * when installed. The template database gets the Supabase shim, then our migrations and seed
+ * through the real Supabase CLI, exactly as operators deploy; each test database is a copy of it.
+ * vitest runs this once, for the root project (vitest.config.ts), and each project reads what it
+ * provides.
  */
 export default async function setup(project: TestProject) {
   // Only the `unit` project chosen (vitest.config.ts): its files need none of this.
   if (project.vitest.projects.every((chosen) => chosen.name === "unit")) return;
-  const [cluster, template] = await Promise.allSettled([startPostgresServer(), buildPgliteTemplate()]);
+  await installPgtap();
+  const server = await startPostgresServer();
   try {
-    if (cluster.status === "rejected") throw cluster.reason;
-    if (template.status === "rejected") throw template.reason;
-    const server = cluster.value;
     const admin = postgres(server.url, { max: 1, onnotice: () => {} });
     await admin.unsafe(`create database ${TEMPLATE}`);
     await admin.end();
@@ -42,16 +39,13 @@ export default async function setup(project: TestProject) {
     const pooler = pgbouncerAvailable() ? await startPgBouncer(server.port) : undefined;
     project.provide("pgAdminUrl", server.url);
     project.provide("pgPoolerPort", pooler?.port ?? 0);
-    project.provide("pgliteTemplate", template.value.dir);
     return async () => {
       await pooler?.stop();
       await server.stop();
-      template.value.remove();
     };
   } catch (error) {
     // What did start stops here: a failed setup leaves no cluster running.
-    if (cluster.status === "fulfilled") await cluster.value.stop();
-    if (template.status === "fulfilled") template.value.remove();
+    await server.stop();
     throw error;
   }
 }

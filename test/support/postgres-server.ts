@@ -1,11 +1,13 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { postgresBinaries } from "../../functions/app/db/postgres-binaries.ts";
+import { unprivileged } from "../../functions/app/db/unprivileged.ts";
 
-/** The Debian binaries of the same major version Supabase runs. */
-export const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+/** PostgreSQL's client programs (pg_dump), from Debian's postgresql-client-15: the npm package ships the server's only. */
+export const PG_CLIENT_BIN = process.env.PG_CLIENT_BIN ?? "/usr/lib/postgresql/15/bin";
 const isRoot = process.getuid?.() === 0;
 
 /** A free TCP port on loopback. */
@@ -22,8 +24,8 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * initdb and postgres refuse to run as root: as root, they run as the `postgres` OS user, set on
- * the child itself (spawn's uid/gid), with no `su` in between. `su` waits for its child and stops
+ * PgBouncer refuses to run as root: as root, it runs as the `postgres` OS user (which Debian's
+ * pgbouncer package brings), set on the child itself (spawn's uid/gid), with no `su` in between. `su` waits for its child and stops
  * itself when that child is stopped: a paused cluster would leave it stopped for good, its
  * postgres reaped by no one and the teardown waiting for an exit that never comes.
  */
@@ -51,8 +53,9 @@ export interface PostgresServer {
 }
 
 /**
- * Starts a throwaway PostgreSQL 15 cluster on a free loopback port, tuned for tests (no fsync).
- * Works as root (runs as the `postgres` user) and as an ordinary user. Its faults (crash and
+ * Starts a throwaway PostgreSQL 15 cluster on a free loopback port, tuned for tests (no fsync), from
+ * the binaries `npm start` runs (db/postgres-binaries.ts). Works as root (in a user namespace, as
+ * `npm start` runs it: db/unprivileged.ts) and as an ordinary user. Its faults (crash and
  * restart, pause and resume) are the real thing, for tests of what the app does meanwhile.
  * `settings` are further server settings, e.g. `{ log_statement: "all" }`.
  */
@@ -61,11 +64,10 @@ export async function startPostgresServer(settings: Record<string, string> = {})
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
   const port = await freePort();
-  const user = asPostgresUser();
-  execFileSync(join(PG_BIN, "initdb"), [
+  const binaries = await postgresBinaries();
+  execFileSync(...unprivileged(binaries.initdb, [
     "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync",
-  ], { stdio: "pipe", ...user });
-  const postgres = join(PG_BIN, "postgres");
+  ]), { stdio: "pipe" });
   const args = [
     "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1",
     "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
@@ -75,7 +77,9 @@ export async function startPostgresServer(settings: Record<string, string> = {})
   let child: ChildProcess;
   let stderr = "";
   async function start() {
-    child = spawn(postgres, args, { stdio: ["ignore", "ignore", "pipe"], ...user });
+    // `unshare` execs the server: the child is the postmaster, whose signals the faults below send.
+    // Its log in English, whatever the machine's locale: the start is known by its line.
+    child = spawn(...unprivileged(binaries.postgres, args), { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, LC_MESSAGES: "C" } });
     child.stderr?.on("data", (chunk) => (stderr += chunk));
     await waitUntilReady(port, child, () => stderr);
   }
@@ -126,15 +130,25 @@ export async function startPostgresServer(settings: Record<string, string> = {})
 /** A start not ready by then has hung: a hang guard, where 200 tries (about 20 s on a quiet machine) was a speed budget. */
 const READY_GUARD_MS = 120_000;
 
+/** Whether `port` of 127.0.0.1 takes a TCP connection now. */
+async function accepting(port: number): Promise<boolean> {
+  return await new Promise<boolean>((resolve) => {
+    const socket = createConnection({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
 async function waitUntilReady(port: number, child: ChildProcess, stderr: () => string) {
+  const from = stderr().length;
+  const said = () => stderr().slice(from).includes("database system is ready to accept connections");
   for (const giveUpAt = performance.now() + READY_GUARD_MS; performance.now() < giveUpAt;) {
     if (child.exitCode !== null) throw new Error(`postgres exited early:\n${stderr()}`);
-    try {
-      execFileSync(join(PG_BIN, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres"], { stdio: "pipe" });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    if (said() && (await accepting(port))) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`postgres did not become ready:\n${stderr()}`);
 }

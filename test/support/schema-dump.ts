@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { PG_BIN } from "./postgres-server.ts";
+import { PG_CLIENT_BIN } from "./postgres-server.ts";
 
 /** One object of a dump, as pg_dump heads it: `-- Name: ...; Type: ...; Schema: ...`. */
 export interface DumpEntry {
@@ -23,7 +23,7 @@ export interface DumpEntry {
  */
 export function dumpSchema(url: string): string {
   const dump = execFileSync(
-    join(PG_BIN, "pg_dump"),
+    join(PG_CLIENT_BIN, "pg_dump"),
     ["--schema-only", "--no-owner", "--schema=public", "--schema=cadence", url],
     { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
   );

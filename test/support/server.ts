@@ -49,7 +49,7 @@ export interface RunningServer {
   adminUrl?: string;
   /** Under `start:workers`: every worker, in order. */
   workers?: RunningWorker[];
-  /** On PGlite: the loopback port where psql reaches the embedded database (db/sql-port.ts). */
+  /** On the local default database: the loopback port where it listens, for the API and staff's psql (db/local-postgres.ts). */
   sqlPort?: number;
   /** Everything the server printed so far. */
   logs(): string;
@@ -107,7 +107,7 @@ export async function startServer(
   let output = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
-    // A hang guard: a first start on PGlite beside two CPU-bound processes took over the 60 s this
+    // A hang guard: a first start (then on PGlite) beside two CPU-bound processes took over the 60 s this
     // once was, and the server it gave up on listened later and outlived the run; now it is killed.
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -146,7 +146,7 @@ export async function startServer(
     const leaks = leaksIn(output, env);
     if (leaks.length > 0) throw new Error(`${entry} printed ${leaks.join(", ")}:\n${output}`);
   };
-  const sqlPort = /"sql":"psql -h 127\.0\.0\.1 -p (\d+)/.exec(output)?.[1];
+  const sqlPort = /"psql":"[^\n]*? psql -h 127\.0\.0\.1 -p (\d+) -U staff postgres"/.exec(output)?.[1];
   const adminPort = /"event":"listening","port":\d+,"host":"[^"]*","adminPort":(\d+)/.exec(output)?.[1];
   const ready = /"event":"workers_ready","workers":\d+,"ports":\[([\d,]+)\],"adminPorts":\[([\d,]+)\]/.exec(output);
   const local = (port: string) => `http://127.0.0.1:${port}`;

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { ConfigError } from "../config-error.ts";
 
-/** Held while a process uses the embedded database's directory; `release` once PGlite has closed it. */
+/** Held while a process uses the local database's directory; `release` once its server has stopped. */
 export interface DataDirLock {
   release(): void;
 }
@@ -23,9 +23,8 @@ const openLockable = (path: string) =>
   }).Deno.openSync(path, { read: true, write: true, create: true });
 
 /**
- * The lock file of `dataDir`: beside it, not in it, because a first start builds the database in
- * another directory and renames it to `dataDir` (embedded-data-dir.ts), which the lock must cover
- * before `dataDir` exists.
+ * The lock file of `dataDir`: beside it, not in it, so it covers `dataDir` before a first start has
+ * made it, and a listing of `dataDir` shows only the database's files (db/local-postgres.ts).
  */
 const lockFileOf = (dataDir: string) => `${resolve(dataDir)}.lock`;
 
@@ -49,7 +48,8 @@ function inodeAt(path: string): number | undefined {
 
 /**
  * Takes `dataDir` for this process alone, or throws a ConfigError naming DATA_DIR and the process
- * that holds it: two PGlites on one directory each overwrite what the other wrote (onboarded
+ * that holds it: two starts on one directory would each run, stop or initialise the other's server
+ * (two embedded databases on one directory once overwrote what the other wrote: onboarded
  * accounts, their keys already e-mailed, were gone after a restart).
  *
  * The lock is the kernel's: flock(2) on `<dataDir>.lock` (Deno.FsFile.tryLockSync; /proc/locks
@@ -62,12 +62,12 @@ function inodeAt(path: string): number | undefined {
  *
  * @example
  * const lock = lockDataDir(".data");
- * // ... PGlite in .data, then closed ...
+ * // ... PostgreSQL in .data, then stopped ...
  * lock.release();
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   const path = lockFileOf(dataDir);
-  // PGlite makes DATA_DIR's missing parents; the lock beside it comes first.
+  // The lock beside DATA_DIR comes before DATA_DIR itself: its parents first.
   mkdirSync(dirname(path), { recursive: true });
   for (;;) {
     const file = openLockable(path);

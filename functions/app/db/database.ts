@@ -1,6 +1,6 @@
 /**
- * The database port: one SQL executor, implemented by PGlite (embedded) and node-postgres.
- * Both run the same SQL; business rules live in SQL functions, so a store call is one statement.
+ * The database port: one SQL executor, implemented by node-postgres (db/postgres.ts) for every
+ * database; business rules live in SQL functions, so a store call is one statement.
  */
 export interface Database {
   /** Runs one statement with positional parameters (`$1`, `$2`, ...) and returns its rows. */

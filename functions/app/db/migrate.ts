@@ -57,13 +57,13 @@ const MIGRATION_LOCK = "select pg_advisory_lock(pg_catalog.hashtext('cadence.mig
 const MIGRATION_UNLOCK = "select pg_advisory_unlock(pg_catalog.hashtext('cadence.migrate'))";
 
 /**
- * Brings a database to the current schema: the Supabase shim (for plain Postgres and PGlite), then
+ * Brings a database to the current schema: the Supabase shim (for a plain Postgres), then
  * every migration not yet recorded with its ledger row. A new database (an empty ledger) gets every
  * migration and the demo seed in one transaction: a first start stopped at any moment (Ctrl-C, a
  * kill) leaves the ledger empty, so the next start still finds the database new and seeds it. Run
  * one by one, a start stopped between the last migration and the seed left a migrated database
  * that no later start would seed. A database that has a ledger gets each pending migration in its
- * own transaction, and never the seed. `db` is one session (PGlite, or a pool of one connection):
+ * own transaction, and never the seed. `db` is one session (a pool of one connection):
  * the run holds a lock that other processes' runs wait for.
  *
  * @example

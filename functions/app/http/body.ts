@@ -54,8 +54,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 /**
  * Every string of a parsed body as well-formed Unicode, a lone surrogate (`"\udc00"`, which JSON
  * may carry as an escape) replaced by U+FFFD, as UTF-8 would write it to Postgres. So validation
- * sees what will be stored and the answer echoes it, and PGlite, which refuses a lone surrogate,
- * gets the same text as Postgres. The other inputs cannot carry one: the body's bytes must be
+ * sees what will be stored and the answer echoes it. The other inputs cannot carry one: the body's bytes must be
  * UTF-8 (above), and path and query are percent-decoded as UTF-8 and headers are bytes.
  */
 function wellFormed(_key: string, value: unknown): unknown {

@@ -27,26 +27,3 @@ export async function listenOn<T>(port: number, variable: string, listen: () => 
     throw new PortInUseError(port, variable);
   }
 }
-
-/**
- * Listens on `preferred`, or on a free port when another process holds it: for a port the operator
- * did not choose, whose default two servers on one machine (two checkouts, a test run beside
- * `npm start`) would otherwise fight over. `onMoved` is told the port taken instead.
- *
- * @example
- * const sql = await listenPreferring(54322, (port) => openSqlPort({ port, graceMs, log }), (port) => log("warn", "moved", { port }));
- */
-export async function listenPreferring<T extends { port: number }>(
-  preferred: number,
-  listen: (port: number) => Promise<T>,
-  onMoved: (port: number) => void,
-): Promise<T> {
-  try {
-    return await listen(preferred);
-  } catch (error) {
-    if (!isAddressInUse(error)) throw error;
-  }
-  const listener = await listen(0);
-  onMoved(listener.port);
-  return listener;
-}
