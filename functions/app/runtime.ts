@@ -3,11 +3,11 @@ import { observedLimiter } from "./rate-limit/observed-limiter.ts";
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
-import { explainDatabaseUrl } from "./db/database-url-refusal.ts";
+import { explainDatabaseUrl, neverMigrated } from "./db/database-url-refusal.ts";
 import type { LocalPostgres } from "./db/local-postgres.ts";
 import { type LaneUse, writeLane, writeSlots, writesOf } from "./db/write-lane.ts";
 import { withAvailability } from "./db/availability.ts";
-import { migrate, pendingMigrations } from "./db/migrate.ts";
+import { everMigrated, migrate, pendingMigrations } from "./db/migrate.ts";
 import { openPostgres, type PoolUse } from "./db/postgres.ts";
 import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
@@ -124,8 +124,15 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
     log("info", "migrations_applied", { database, applied: report.applied.length });
     if (report.seeded) log("info", "seed_loaded", { database, reason: "a new database: the demo catalogue, accounts, keys and schedules" });
   } else {
-    db = pooled(config.SUPABASE_DB_URL!, 5, true);
+    const url = config.SUPABASE_DB_URL!;
+    db = pooled(url, 5, true);
     database = "supabase (SUPABASE_DB_URL)";
+    // Refused at once rather than a 500 on every call; a database that does not answer now is left
+    // to the availability layer and /ready, as an outage.
+    if ((await everMigrated(db).catch(() => true)) === false) {
+      await db.close();
+      throw neverMigrated(url);
+    }
   }
   // Counted from here on: every statement and check the app makes goes through these.
   if (observers) db = observedDatabase(db, observers.databaseFailed);

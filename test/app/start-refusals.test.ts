@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:net";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 import { startServer, type StartOptions } from "../support/server.ts";
@@ -53,6 +54,23 @@ describe("a bad setting stops the start in one line naming the variable", () => 
     const message = await refusal({ DATABASE_URL: pooler.toString() });
     expect(message).toContain(`DATABASE_URL: ${pooler.host} refused the connection's settings as a transaction pooler does (unsupported startup parameter: statement_timeout)`);
     expect(message).toContain("or give a pooler as SUPABASE_DB_URL, which is never migrated");
+  });
+
+  it.skipIf(!inject("pgPoolerPort"))("SUPABASE_DB_URL through a transaction pooler to a database never migrated, naming the direct URL to migrate with", async () => {
+    const admin = postgres(inject("pgAdminUrl"), { max: 1, onnotice: () => {} });
+    const name = `never_migrated_${process.pid}`;
+    await admin.unsafe(`create database ${name}`);
+    try {
+      const pooler = new URL(inject("pgAdminUrl"));
+      pooler.port = String(inject("pgPoolerPort"));
+      pooler.pathname = `/${name}`;
+      const message = await refusal({ SUPABASE_DB_URL: pooler.toString() });
+      expect(message).toContain(`SUPABASE_DB_URL: ${pooler.host} holds no Cadence schema (never migrated): migrate it through the database's direct connection first`);
+      expect(message).toContain(`supabase db push --db-url 'postgres://postgres@127.0.0.1:5432/${name}'`);
+    } finally {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
   });
 
   it("DATABASE_URL where nothing answers, or that names no database", async () => {

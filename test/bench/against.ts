@@ -2,8 +2,9 @@
 // `npm run bench -- --against <commit>[,<commit>...]`: the working tree beside other commits in one
 // run. Each commit is checked out in a git worktree of its own (its node_modules linked when its
 // package-lock.json is this tree's, else installed with npm ci), migrated into a database of its
-// own, and served by its own entry; every server is measured on PGlite and on Postgres, interleaved
-// (side-by-side.ts). Scenario names filter as in `npm run bench`; `--rounds N` repeats each palindrome.
+// own, and served by its own entry; every server is measured on the Postgres of DATABASE_URL and on its
+// own default database (what `npm start` with no DATABASE_URL runs: PGlite before issue 58, PostgreSQL 15
+// in DATA_DIR since), interleaved (side-by-side.ts). Scenario names filter as in `npm run bench`; `--rounds N` repeats each palindrome.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
@@ -52,21 +53,21 @@ export async function compareAgainst(commits: string[], flags: Pick<BenchFlags, 
     const trees = [{ label: "tree", root: here, url: database.url }];
     for (const { label, root } of checkouts) trees.push({ label, root, url: await checkoutDatabase(database, `bench_${label}`, root) });
     const sides: Side[] = [];
-    for (const kind of ["Postgres", "PGlite"] as const) {
+    for (const kind of ["DATABASE_URL", "default"] as const) {
       for (const tree of trees) {
-        const dataDir = await Deno.makeTempDir({ prefix: "cadence-bench-pglite-" });
+        const dataDir = await Deno.makeTempDir({ prefix: "cadence-bench-default-" });
         directories.push(dataDir);
         // wrk sends every request from its own X-Forwarded-For: the limiter runs on each, never refusing one.
-        const env: Record<string, string> = kind === "Postgres" ? { DATABASE_URL: tree.url, TRUST_PROXY: "true" } : { DATA_DIR: dataDir, TRUST_PROXY: "true" };
+        const env: Record<string, string> = kind === "DATABASE_URL" ? { DATABASE_URL: tree.url, TRUST_PROXY: "true" } : { DATA_DIR: dataDir, TRUST_PROXY: "true" };
         const server = await startServer(env, "functions/api/index.ts", { root: tree.root });
         servers.push(server);
         progress(`${tree.label} on ${kind}: listening at ${server.url}`);
-        // PGlite holds the demo seed only: the bench's 1,000 keys are inserted in its Postgres.
-        sides.push({ label: `${tree.label}, ${kind}`, server, skips: kind === "PGlite" ? (scenario) => scenario.fleet !== undefined : undefined });
+        // The default holds the demo seed only: the bench's 1,000 keys are inserted in its Postgres.
+        sides.push({ label: `${tree.label}, ${kind}`, server, skips: kind === "default" ? (scenario) => scenario.fleet !== undefined : undefined });
       }
     }
     const rows = await measureSideBySide(sides, selected, progress, rounds);
-    for (const kind of ["Postgres", "PGlite"]) {
+    for (const kind of ["DATABASE_URL", "default"]) {
       console.log(`\n${kind}: requests/s, mean of ${2 * rounds} interleaved runs each (wrk -t2 -c50, 8 s)`);
       console.log(sideBySideTable(rows, trees.map((tree) => `${tree.label}, ${kind}`)));
     }

@@ -22,7 +22,6 @@ export const BENCH_USAGE = [
   "  --against <commit>[,<commit>] [--rounds N]   this tree beside those commits' servers",
   "  --workers[=1,4]                               the production start, one worker beside two (or the counts given)",
   "  --metrics [--rounds N]                        the admin listener's metrics on beside off: what they cost each route",
-  "  --sql-port [--seconds N]                      the API on PGlite without and with a psql session on its SQL port",
   "  --edits [--keys=1,1000,...] [--repeats N]     staff edits and a kiosk_status page as an account's fleet grows",
   "  --seats [--keys N] [--rounds N] [--copied S]  what the seat checks cost at fleet size",
   "  --distance [--requests N] [--delay MS]        the round trips each kiosk route waits, through a delay proxy",
@@ -35,7 +34,6 @@ const switches = {
   help: z.literal(true).optional(),
   edits: z.literal(true).optional(),
   seats: z.literal(true).optional(),
-  "sql-port": z.literal(true).optional(),
   distance: z.literal(true).optional(),
   metrics: z.literal(true).optional(),
 };
@@ -56,7 +54,6 @@ const valued = {
   copied: share.optional(),
   requests: count.optional(),
   delay: milliseconds.optional(),
-  seconds: count.optional(),
 };
 
 /**

@@ -7,8 +7,7 @@
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
 // a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
 // this tree beside that commit's server (against.ts); `--workers[=1,4]` measures the production
-// start with one worker beside two, or the counts given (workers.ts); `--sql-port` compares the
-// API's throughput on PGlite without and with a psql session on its SQL port (sql-port.ts); `--seats` what the seat checks
+// start with one worker beside two, or the counts given (workers.ts); `--seats` what the seat checks
 // cost at fleet size (seat-checks.ts); `--metrics` the admin listener's metrics on beside off (metrics-cost.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunningServer, startServer } from "../support/server.ts";
@@ -23,7 +22,6 @@ import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
 import { compareWorkers } from "./workers.ts";
 import { compareMetrics } from "./metrics-cost.ts";
-import { measureSqlPort } from "./sql-port.ts";
 import { measureSeatChecks } from "./seat-checks.ts";
 import {
   type BaselineRow,
@@ -77,11 +75,6 @@ if (flags.metrics) {
 
 if (flags.workers) {
   await compareWorkers(flags.workers === true ? undefined : flags.workers);
-  Deno.exit(0);
-}
-
-if (flags["sql-port"]) {
-  await measureSqlPort(flags);
   Deno.exit(0);
 }
 

@@ -12,6 +12,24 @@ const POOLER_REFUSAL = /unsupported startup parameter/;
 const URL_REFUSED = /^(28|3D000$)/;
 
 /**
+ * SUPABASE_DB_URL's database has never been migrated (the server never migrates a pooler's): one
+ * line naming what to run, with the direct URL (the same one with the database's own port, 5432,
+ * password left out), since `supabase db push` needs a session of its own, which a transaction
+ * pooler does not keep.
+ *
+ * @example
+ * throw neverMigrated(config.SUPABASE_DB_URL);
+ */
+export function neverMigrated(url: string): ConfigError {
+  const direct = new URL(url);
+  direct.port = "5432";
+  if (direct.password) direct.password = "<password>";
+  return new ConfigError(
+    `SUPABASE_DB_URL: ${new URL(url).host} holds no Cadence schema (never migrated): migrate it through the database's direct connection first, e.g. npx supabase db push --db-url '${direct}' (on Supabase: the project's "Direct connection" string)`,
+  );
+}
+
+/**
  * The start-up migration's failure on DATABASE_URL as one line naming the variable, when the URL
  * itself is what is wrong: a transaction pooler given in place of the database, a server that does
  * not answer, a login or a database it refuses. Anything else (a migration's own error) is

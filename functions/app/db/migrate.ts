@@ -42,6 +42,21 @@ export async function pendingMigrations(db: Database): Promise<string[]> {
   return (await migrationFiles()).filter((file) => !recorded.has(file.split("_")[0]));
 }
 
+/**
+ * Whether `db` was ever migrated: its ledger holds at least one migration. A database through
+ * Supabase's pooler (`SUPABASE_DB_URL`) that never was has no `cadence` schema, and every call
+ * would fail on it.
+ *
+ * @example
+ * if (!(await everMigrated(db))) throw neverMigrated(url);
+ */
+export async function everMigrated(db: Database): Promise<boolean> {
+  const [{ migrated }] = await db.query<{ migrated: boolean }>(
+    "select to_regclass('supabase_migrations.schema_migrations') is not null and exists (select from pg_catalog.pg_namespace where nspname = 'cadence') as migrated",
+  );
+  return migrated;
+}
+
 /** Escapes a value as a SQL literal; only used for our own file names and file contents. */
 function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
