@@ -22,6 +22,7 @@ export const BENCH_USAGE = [
   "  --against <commit>[,<commit>] [--rounds N]   this tree beside those commits' servers",
   "  --workers[=1,4]                               the production start, one worker beside two (or the counts given)",
   "  --metrics [--rounds N]                        the admin listener's metrics on beside off: what they cost each route",
+  "  --first-start [--rounds N]                    npm start on an empty DATA_DIR: first 200, restart, memory after the demo requests",
   "  --edits [--keys=1,1000,...] [--repeats N]     staff edits and a kiosk_status page as an account's fleet grows",
   "  --seats [--keys N] [--rounds N] [--copied S]  what the seat checks cost at fleet size",
   "  --distance [--requests N] [--delay MS]        the round trips each kiosk route waits, through a delay proxy",
@@ -34,6 +35,7 @@ const switches = {
   help: z.literal(true).optional(),
   edits: z.literal(true).optional(),
   seats: z.literal(true).optional(),
+  "first-start": z.literal(true).optional(),
   distance: z.literal(true).optional(),
   metrics: z.literal(true).optional(),
 };

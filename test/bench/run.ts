@@ -5,7 +5,8 @@
 // Arguments, optional: parts of scenario names to run only those, e.g. `run.ts 304 legacy`, and
 // `--config=memory,redis` to run only those configurations. `--distance` instead counts the round
 // trips each kiosk route waits through a delay proxy (distance.ts); `--edits` times staff edits and
-// a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--against <commit>` measures
+// a kiosk_status page as an account's fleet grows (schedule-edits.ts); `--first-start` what npm start
+// on an empty DATA_DIR takes to its first 200, to restart, and in memory (first-start.ts); `--against <commit>` measures
 // this tree beside that commit's server (against.ts); `--workers[=1,4]` measures the production
 // start with one worker beside two, or the counts given (workers.ts); `--seats` what the seat checks
 // cost at fleet size (seat-checks.ts); `--metrics` the admin listener's metrics on beside off (metrics-cost.ts).
@@ -20,6 +21,7 @@ import { type Configuration, CONFIGURATIONS, type ConfigurationName, openConfigu
 import { benchDatabase, copyDatabase } from "./database.ts";
 import { measureDistance } from "./distance.ts";
 import { measureScheduleEdits } from "./schedule-edits.ts";
+import { measureFirstStart } from "./first-start.ts";
 import { compareWorkers } from "./workers.ts";
 import { compareMetrics } from "./metrics-cost.ts";
 import { measureSeatChecks } from "./seat-checks.ts";
@@ -60,6 +62,11 @@ if (flags.help) {
 
 if (flags.edits) {
   await measureScheduleEdits(flags);
+  Deno.exit(0);
+}
+
+if (flags["first-start"]) {
+  await measureFirstStart(flags.rounds);
   Deno.exit(0);
 }
 
