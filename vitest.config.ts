@@ -90,8 +90,8 @@ const everyProject = {
 export default defineConfig({
   test: {
     // Run once, by the root project; vitest gives each project what the root provides. Projects
-    // that extended the root config ran it again each (three clusters, migrations and PGlite
-    // templates a run), so they take `everyProject` instead.
+    // that extended the root config ran it again each (three clusters and their migrations a
+    // run), so they take `everyProject` instead.
     globalSetup: ["test/support/global-setup.ts"],
     // Four at once on 2 cores: the longest suites mostly wait (a fleet's run, header and database
     // deadlines, restarts), so more of them overlap; measured 294 s with the default of 2, 142 s with 4.

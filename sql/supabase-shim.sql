@@ -1,4 +1,4 @@
--- Makes a plain Postgres (or PGlite) look like a Supabase database to our migrations:
+-- Makes a plain Postgres look like a Supabase database to our migrations:
 -- the API roles, their default privileges on `public`, and the bit of the `auth` schema we use.
 -- Idempotent; never part of a migration (Supabase already has all of this).
 

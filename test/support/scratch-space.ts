@@ -1,7 +1,7 @@
 import { statfsSync } from "node:fs";
 
 const TMPFS_MAGIC = 0x01021994;
-/** Room the suite's throwaway files take at their peak (the run's cluster and those some suites start, test databases, PGlite directories), with margin. */
+/** Room the suite's throwaway files take at their peak (the run's cluster and those some suites start, test databases, data directories of npm start), with margin. */
 const NEEDED_BYTES = 4 * 1024 ** 3;
 
 /**
