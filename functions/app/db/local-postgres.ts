@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -13,7 +13,6 @@ import { errorMessage } from "../log.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { postgresBinaries } from "./postgres-binaries.ts";
 import { unprivileged } from "./unprivileged.ts";
-
 
 export interface LocalPostgresOptions {
   /** `DATA_DIR`: the cluster, its passwords and its log live here, for this process alone. */
@@ -36,9 +35,10 @@ export interface LocalPostgres {
 }
 
 /**
- * Settings the server is started with, as pg_ctl's `-o` (read by sh). Loopback only, and no Unix socket (nothing but the password
- * opens it). A small shared_buffers: the demo fits many times over, and the whole default stays
- * within its memory budget. fsync stays on: nothing committed is lost when the machine is.
+ * Settings the server is started with, as pg_ctl's `-o` (read by sh). Loopback only, and no Unix
+ * socket: nothing but the password opens it. A small shared_buffers: the demo fits many times over,
+ * and the whole default stays within its memory budget. fsync stays on: nothing committed is lost
+ * when the machine goes down.
  */
 const SERVER_SETTINGS = [
   "-c listen_addresses=127.0.0.1",
@@ -85,17 +85,24 @@ function run(program: string, args: string[]): Promise<string> {
   });
 }
 
-/** A file only its owner reads, holding `value`. */
+/** A file only its owner reads, holding `value` on its one line (as initdb's --pwfile reads it). */
 function writeSecret(path: string, value: string) {
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  // The mode above applies to a new file only: one that was there keeps its own otherwise.
+  chmodSync(path, 0o600);
 }
 
-/** The secret in `path`, made and kept there on first use. */
+/** The secret in `path`, made and kept there on first use: its line as written, spaces and all. */
 function secretAt(path: string): string {
-  if (existsSync(path)) return readFileSync(path, "utf8").trim();
+  if (existsSync(path)) return readFileSync(path, "utf8").replace(/\n$/, "");
   const made = randomBytes(24).toString("base64url");
   writeSecret(path, made);
   return made;
+}
+
+/** `text` as one word for sh: single-quoted, a quote inside closed, escaped and opened again (POSIX). */
+function shellWord(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Whether nothing listens on `port` of 127.0.0.1 now. */
@@ -190,6 +197,8 @@ async function configureStaff(url: string, password: string) {
   await client.connect();
   try {
     await client.query(readFileSync(new URL("../../../sql/staff-sessions.sql", import.meta.url), "utf8"));
+    // A statement that fails is logged with its text: this one holds the password.
+    await client.query("set log_min_error_statement = panic");
     await client.query(`alter role staff password ${client.escapeLiteral(password)}`);
   } finally {
     await client.end();
@@ -264,7 +273,7 @@ export async function openLocalPostgres(options: LocalPostgresOptions): Promise<
     return {
       url,
       port,
-      psql: `PGPASSWORD="$(cat '${layout.staffPassword}')" psql -h 127.0.0.1 -p ${port} -U staff postgres`,
+      psql: `PGPASSWORD="$(cat ${shellWord(layout.staffPassword)})" psql -h 127.0.0.1 -p ${port} -U staff postgres`,
       async close() {
         try {
           await stop();
