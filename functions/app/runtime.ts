@@ -1,7 +1,7 @@
 import { observedDatabase } from "./db/observed-database.ts";
 import { observedLimiter } from "./rate-limit/observed-limiter.ts";
 import { authUsersFromConfig } from "./auth-users/auth-users-from-config.ts";
-import type { Config } from "./config.ts";
+import { type Config, DEFAULT_SQL_PORT } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import { explainDatabaseUrl, neverMigrated } from "./db/database-url-refusal.ts";
 import type { LocalPostgres } from "./db/local-postgres.ts";
@@ -105,7 +105,13 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
   };
   if (!config.DATABASE_URL && !config.SUPABASE_DB_URL) {
     const { openLocalPostgres } = await importOptional<typeof import("./db/local-postgres.ts")>(new URL("./db/local-postgres.ts", import.meta.url));
-    local = await openLocalPostgres({ dataDir: config.DATA_DIR, port: config.SQL_PORT, staffPassword: config.SQL_PASSWORD, log });
+    local = await openLocalPostgres({
+      dataDir: config.DATA_DIR,
+      port: config.SQL_PORT,
+      preferredPort: DEFAULT_SQL_PORT,
+      staffPassword: config.SQL_PASSWORD,
+      log,
+    });
   }
   const directUrl = config.DATABASE_URL ?? local?.url;
   if (directUrl) {

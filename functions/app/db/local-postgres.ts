@@ -6,7 +6,6 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import pg from "pg";
 import { ConfigError } from "../config-error.ts";
-import { DEFAULT_SQL_PORT } from "../config.ts";
 import { PortInUseError } from "../http/port-in-use.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
@@ -17,8 +16,10 @@ import { unprivileged } from "./unprivileged.ts";
 export interface LocalPostgresOptions {
   /** `DATA_DIR`: the cluster, its passwords and its log live here, for this process alone. */
   dataDir: string;
-  /** `SQL_PORT`: unset, DEFAULT_SQL_PORT or a free port when that is taken; 0, a free port. */
+  /** `SQL_PORT`: unset, `preferredPort` or a free port when that is taken; 0, a free port. */
   port?: number;
+  /** The port taken when `port` is unset and it is free (config.ts: DEFAULT_SQL_PORT, Supabase's local one). */
+  preferredPort: number;
   /** `SQL_PASSWORD`: the staff role's password; unset, the one generated at the first start. */
   staffPassword?: string;
   log: Logger;
@@ -128,18 +129,18 @@ function freePort(): Promise<number> {
 
 /**
  * The port the server takes: SQL_PORT when set (in use: refused, naming SQL_PORT, as the operator
- * chose it), else DEFAULT_SQL_PORT, else a free one, said in one line. Probed before the server
- * binds it: a port taken in between makes pg_ctl's start fail with the server's own line.
+ * chose it), else `preferred`, else a free one, said in one line. Probed before the server binds
+ * it: a port taken in between makes pg_ctl's start fail with the server's own line.
  */
-async function choosePort(chosen: number | undefined, log: Logger): Promise<number> {
+async function choosePort(chosen: number | undefined, preferred: number, log: Logger): Promise<number> {
   if (chosen === 0) return freePort();
   if (chosen !== undefined) {
     if (!(await portIsFree(chosen))) throw new PortInUseError(chosen, "SQL_PORT");
     return chosen;
   }
-  if (await portIsFree(DEFAULT_SQL_PORT)) return DEFAULT_SQL_PORT;
+  if (await portIsFree(preferred)) return preferred;
   const moved = await freePort();
-  log("warn", "sql_port_moved", { port: moved, reason: `${DEFAULT_SQL_PORT} is in use: the database listens on ${moved}; set SQL_PORT to choose the port` });
+  log("warn", "sql_port_moved", { port: moved, reason: `${preferred} is in use: the database listens on ${moved}; set SQL_PORT to choose the port` });
   return moved;
 }
 
@@ -250,7 +251,7 @@ export async function openLocalPostgres(options: LocalPostgresOptions): Promise<
     // A server a killed start left holds its port: stopped first, its port is free again.
     await stopLeftover(layout.cluster, binaries.pg_ctl, log);
     // Then the port: one in use is refused before any database work.
-    const port = await choosePort(options.port, log);
+    const port = await choosePort(options.port, options.preferredPort, log);
     const strangers = existsSync(layout.root) ? readdirSync(layout.root).filter((entry) => !KNOWN_ENTRIES.has(entry)) : [];
     if (strangers.length > 0 && !existsSync(join(layout.cluster, "PG_VERSION"))) {
       throw new ConfigError(`DATA_DIR: ${options.dataDir} holds files but no database (${strangers.slice(0, 3).join(", ")}): set DATA_DIR to a new or empty directory`);
