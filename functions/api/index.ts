@@ -49,6 +49,23 @@ if (onEdgeRuntime()) {
   // A worker of `npm run start:workers` names itself on every line: their lines share one log.
   const worker = config.WORKER === undefined ? {} : { worker: config.WORKER };
   const log: Logger = config.WORKER === undefined ? consoleLogger : (level, event, fields) => consoleLogger(level, event, { ...fields, ...worker });
+  // A stop asked for while the start is under way (Ctrl-C during a first start) is made once the
+  // start has its runtime, so the database it started stops with it; a second signal meanwhile
+  // ends the process at once (a database left running is stopped by the next start).
+  let stop: ((reason: string) => Promise<void>) | undefined;
+  let stopAsked: string | undefined;
+  const onSignal = (signal: string) => {
+    if (stop) return void stop(signal);
+    if (stopAsked) Deno.exit(130);
+    stopAsked = signal;
+    log("info", "stop_asked", { reason: signal, when: "once the start under way has finished; again to end it now" });
+  };
+  Deno.addSignalListener("SIGINT", () => onSignal("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => onSignal("SIGTERM"));
+  // A taken port is refused before any database work: a first start builds a database first.
+  if (config.PORT !== 0) {
+    await listenOn(config.PORT, "PORT", async () => Deno.listen({ hostname: config.HOST, port: config.PORT }).close()).catch(exitOnOperatorError);
+  }
   const adminPort = config.ADMIN_PORT;
   // First, so /live answers while the start migrates.
   const admin = adminPort === undefined ? undefined : await openWorkerAdmin({ ...config, ADMIN_PORT: adminPort }, log).catch(exitOnOperatorError);
@@ -64,7 +81,11 @@ if (onEdgeRuntime()) {
       handler: (request, remoteAddr) => answer(request, { remoteAddr }),
       log,
     })
-  ).catch(exitOnOperatorError);
+  ).catch(async (error) => {
+    // Taken since the check above: what the start opened (its database) closes before the exit.
+    await runtime.close();
+    return exitOnOperatorError(error);
+  });
   admin?.readiness.met("listening");
   log("info", "listening", {
     port: server.port,
@@ -78,7 +99,7 @@ if (onEdgeRuntime()) {
   void admin?.readiness.ready.then(() => log("info", "ready"));
   void admin?.readiness.checkedReady.then((checked) => log("info", "ready_checked", { checked }));
 
-  const stop = gracefulStop({
+  stop = gracefulStop({
     readiness: admin?.readiness,
     stopServing: () => server.shutdown(),
     closeRuntime: () => runtime.close(),
@@ -86,9 +107,8 @@ if (onEdgeRuntime()) {
     log,
     exit: (code) => Deno.exit(code),
   });
-  Deno.addSignalListener("SIGINT", () => void stop("SIGINT"));
-  Deno.addSignalListener("SIGTERM", () => void stop("SIGTERM"));
+  if (stopAsked) void stop(stopAsked);
   // A worker of `npm run start:workers` reads its supervisor's pipe: its end means the supervisor
   // is gone (killed, crashed), and a worker left alone would hold its port for ever.
-  if (config.WORKER !== undefined) void Deno.stdin.readable.pipeTo(new WritableStream()).finally(() => stop("supervisor gone"));
+  if (config.WORKER !== undefined) void Deno.stdin.readable.pipeTo(new WritableStream()).finally(() => stop?.("supervisor gone"));
 }

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv } from "../support/child-env.ts";
-import { pgliteDataDir } from "../support/pglite-template.ts";
-import { PG_BIN } from "../support/postgres-server.ts";
-import { type RunningServer, startServer } from "../support/server.ts";
+import { PG_CLIENT_BIN } from "../support/postgres-server.ts";
+import { endProcessesNaming, type RunningServer, startServer } from "../support/server.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -15,7 +15,9 @@ const DOCUMENTS = ["README.md", "sql/README.md", "supabase/README.md", "function
 /**
  * A block fenced as ```sh demo or ```sql demo runs as written against `npm start` on the demo
  * data; words after `demo` (NAME=value) are the variables the server is started with for it,
- * otherwise those of the README's start line.
+ * otherwise those of the README's start line. A ```sql demo block runs in psql as the docs run it
+ * on the local default database: `PGPASSWORD="$(cat .data/sql-password)" psql -h 127.0.0.1 -p 54322
+ * -U staff postgres`, on this server's port and with its DATA_DIR's password.
  */
 interface Example {
   document: string;
@@ -48,6 +50,8 @@ function run(command: string, args: string[], input: string, env: Record<string,
     child.stdout.on("data", (chunk: Buffer) => (output += chunk));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk));
     child.once("exit", (code) => resolve({ code: code ?? 1, output }));
+    // A program that exits without reading its input (psql refused at the door) closes the pipe: its exit says why.
+    child.stdin.on("error", () => {});
     child.stdin.end(input);
   });
 }
@@ -60,6 +64,7 @@ const BROKEN = [
 ];
 
 describe("every operating example in the docs runs as written on the demo data, pasted whole against npm start", () => {
+  let parent: string;
   let dataDir: string;
   const defaultEnv = readmeStartEnv();
   let server: RunningServer | undefined;
@@ -71,21 +76,26 @@ describe("every operating example in the docs runs as written on the demo data, 
     await server?.stop();
     server = undefined;
     // The examples show what the docs say they print, not the 2 s a request may wait on the database:
-    // beside two CPU-bound processes PGlite took longer over an onboarding, which answered 500
-    // "the account could not be created" as an outage should. Its largest value leaves only a hang.
+    // beside two CPU-bound processes the embedded database (then PGlite) took longer over an
+    // onboarding, which answered 500 "the account could not be created" as an outage should. Its
+    // largest value leaves only a hang.
     server = await startServer({ DATA_DIR: dataDir, DATABASE_DEADLINE_MS: "60000", ...env });
     serverEnv = JSON.stringify(env);
     return server;
   }
 
-  // The data a first `npm start` leaves: a copy of the run's migrated, seeded PGlite (support/pglite-template.ts).
+  // The data a first `npm start` leaves: a new DATA_DIR, which the first server initialises, migrates and seeds.
   beforeAll(async () => {
-    dataDir = pgliteDataDir();
+    parent = mkdtempSync(join(tmpdir(), "cadence-docs-"));
+    dataDir = join(parent, "data");
     await serverFor(defaultEnv);
   });
   afterAll(async () => {
     await server?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (parent) {
+      endProcessesNaming(parent);
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   it("the README starts the server with both signing secrets, so both schemes' examples answer", () => {
@@ -104,10 +114,20 @@ describe("every operating example in the docs runs as written on the demo data, 
     it(`${example.document}, example ${example.index} (${example.language})`, async () => {
       const running = await serverFor(example.env ?? defaultEnv);
       const port = new URL(running.url).port;
-      const text = example.text.replaceAll("localhost:8000", `127.0.0.1:${port}`).replaceAll("127.0.0.1:54322", `127.0.0.1:${running.sqlPort}`);
+      const staffPassword = join(dataDir, "sql-password");
+      // A shell line reaches this server's database as the docs' reaches `npm start`'s: its port, its DATA_DIR.
+      const text = example.text
+        .replaceAll("localhost:8000", `127.0.0.1:${port}`)
+        .replaceAll("-p 54322", `-p ${running.sqlPort}`)
+        .replaceAll(".data/sql-password", staffPassword);
       const env = childEnv({ PORT: port, PATH: `${root}node_modules/.bin:${process.env.PATH}` });
       const { code, output } = example.language === "sql"
-        ? await run(`${PG_BIN}/psql`, ["-X", "-v", "ON_ERROR_STOP=1", `postgresql://postgres:postgres@127.0.0.1:${running.sqlPort}/postgres`, "-f", "-"], text, env)
+        ? await run(
+          `${PG_CLIENT_BIN}/psql`,
+          ["-X", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(running.sqlPort), "-U", "staff", "postgres", "-f", "-"],
+          text,
+          { ...env, PGPASSWORD: readFileSync(staffPassword, "utf8").trim() },
+        )
         : await run("sh", ["-e"], text, env);
       const tail = output.slice(-3000);
       expect(code, tail).toBe(0);

@@ -1,4 +1,7 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
@@ -80,6 +83,19 @@ describe("a bad setting stops the start in one line naming the variable", () => 
     const missing = new URL(database.url);
     missing.pathname = "/no_such_database";
     expect(await refusal({ DATABASE_URL: missing.toString() })).toContain(`DATABASE_URL: ${missing.host} refused it: database "no_such_database" does not exist`);
+  });
+
+  it("PORT in use under npm start on its own database: refused before any database work", async () => {
+    const port = String((taken.address() as { port: number }).port);
+    const dataDir = mkdtempSync(join(tmpdir(), "cadence-port-taken-"));
+    try {
+      const message = await refusal({ DATA_DIR: join(dataDir, "data"), PORT: port });
+      expect(message).toContain(`port ${port} is already in use: stop what listens there, or set PORT to a free port (0 picks one)`);
+      expect(message).not.toContain("database_initialising");
+      expect(existsSync(join(dataDir, "data"))).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it("npm run start:workers on a port in use", async () => {

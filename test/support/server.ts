@@ -54,6 +54,8 @@ export interface RunningServer {
   /** Everything the server printed so far. */
   logs(): string;
   pid: number;
+  /** Resolves with the server's exit code (null when a signal ended it) once its process has exited, however it stopped. */
+  exited: Promise<number | null>;
   /**
    * Graceful stop (SIGTERM), SIGKILL after 5 s. Both stops then grep everything the server printed
    * and throw if it holds a demo key, a demo e-mail or a secret it was given (support/log-leaks.ts):
@@ -105,7 +107,7 @@ export async function startServer(
     child = spawn(deno, args, spawnOptions);
   }
   let output = "";
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
     // A hang guard: a first start (then on PGlite) beside two CPU-bound processes took over the 60 s this
     // once was, and the server it gave up on listened later and outlived the run; now it is killed.
@@ -163,6 +165,7 @@ export async function startServer(
     sqlPort: sqlPort ? Number(sqlPort) : undefined,
     logs: () => output,
     pid: child.pid ?? 0,
+    exited,
     stop: () => stopWith("SIGTERM"),
     kill: async () => {
       if (workers && child.exitCode === null && child.signalCode === null) signalServer("SIGKILL");
@@ -191,5 +194,42 @@ export async function freePortRange(count: number): Promise<number> {
     const first = 20_000 + Math.floor(Math.random() * 12_000);
     const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(first + i)));
     if (free.every(Boolean)) return first;
+  }
+}
+
+/** A process as `ps` lists it: its id and its command line. */
+export interface ListedProcess {
+  pid: number;
+  args: string;
+}
+
+/**
+ * The processes whose command line names `path`: for `<DATA_DIR>/postgres`, the postmaster of the
+ * local default database a server started there (db/local-postgres.ts), which runs detached from
+ * the server and so outlives a server killed with SIGKILL.
+ *
+ * @example
+ * expect(processesNaming(join(dataDir, "postgres"))).toEqual([]);
+ */
+export function processesNaming(path: string): ListedProcess[] {
+  return execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => /^\s*(\d+) (.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null && match[2].includes(path))
+    .map((match) => ({ pid: Number(match[1]), args: match[2] }));
+}
+
+/**
+ * Ends what a test's servers left running under `path`, a directory of its own (a postmaster whose
+ * server was killed, an initdb): SIGQUIT, PostgreSQL's immediate shutdown, to each by its pid. For
+ * afterAll, after a test that failed before its servers' own stops.
+ */
+export function endProcessesNaming(path: string): void {
+  for (const { pid } of processesNaming(path)) {
+    try {
+      process.kill(pid, "SIGQUIT");
+    } catch {
+      // Gone since it was listed.
+    }
   }
 }

@@ -53,6 +53,9 @@ const SERVER_SETTINGS = [
 /** How long pg_ctl waits for the server to start or stop: a hang guard, never reached on a healthy machine. */
 const PG_CTL_WAIT_S = "120";
 
+/** Where first starts' initdb writes, each start's by its pid. */
+const FIRST_START_PREFIX = "postgres.first-start-";
+
 /** The files of DATA_DIR, by what they hold. */
 function layoutOf(dataDir: string) {
   const root = resolve(dataDir);
@@ -60,8 +63,11 @@ function layoutOf(dataDir: string) {
     root,
     /** The cluster (PGDATA). */
     cluster: join(root, "postgres"),
-    /** Where a first start's initdb writes, renamed to `cluster` once whole. */
-    aside: join(root, "postgres.first-start"),
+    /**
+     * Where this start's initdb writes, renamed to `cluster` once whole: its own, since an initdb
+     * that a killed start left running goes on writing into that start's.
+     */
+    aside: join(root, `${FIRST_START_PREFIX}${process.pid}`),
     log: join(root, "postgres.log"),
     /** The `postgres` superuser's password: the API's, never printed. */
     apiPassword: join(root, "api-password"),
@@ -70,8 +76,9 @@ function layoutOf(dataDir: string) {
   };
 }
 
-/** The names a data directory of this layout may hold, and nothing else. */
-const KNOWN_ENTRIES = new Set(["postgres", "postgres.first-start", "postgres.log", "api-password", "sql-password"]);
+/** Whether `entry` is a name a data directory of this layout holds. */
+const isKnownEntry = (entry: string) =>
+  ["postgres", "postgres.log", "api-password", "sql-password"].includes(entry) || entry.startsWith(FIRST_START_PREFIX);
 
 /** Runs `program` with `args` as PostgreSQL wants (db/unprivileged.ts); rejects with its output. */
 function run(program: string, args: string[]): Promise<string> {
@@ -207,6 +214,20 @@ async function configureStaff(url: string, password: string) {
 }
 
 /**
+ * What earlier first starts stopped midway left, removed as far as it can be now: a directory an
+ * initdb still writes into may refuse (ENOTEMPTY), and goes at a later start.
+ */
+function removeEarlierFirstStarts(root: string) {
+  for (const entry of readdirSync(root).filter((name) => name.startsWith(FIRST_START_PREFIX))) {
+    try {
+      rmSync(join(root, entry), { recursive: true, force: true });
+    } catch {
+      // Still being written by the initdb of a start that was killed: left for the next start.
+    }
+  }
+}
+
+/**
  * A first start's cluster, whole or not at all: initdb writes beside the cluster's place, which it
  * takes by one rename once initdb has finished. A start stopped at any moment before leaves no
  * cluster, and the next start begins again; the schema and seed that follow are one transaction
@@ -214,7 +235,7 @@ async function configureStaff(url: string, password: string) {
  */
 async function initialise(layout: ReturnType<typeof layoutOf>, initdb: string, log: Logger) {
   log("info", "database_initialising", { dataDir: layout.root, reason: "first start: PostgreSQL 15's initdb" });
-  rmSync(layout.aside, { recursive: true, force: true });
+  removeEarlierFirstStarts(layout.root);
   await run(initdb, [
     "-D", layout.aside, "-U", "postgres", "--auth=scram-sha-256", `--pwfile=${layout.apiPassword}`,
     "--encoding=UTF8", "--locale=C.UTF-8",
@@ -252,7 +273,7 @@ export async function openLocalPostgres(options: LocalPostgresOptions): Promise<
     await stopLeftover(layout.cluster, binaries.pg_ctl, log);
     // Then the port: one in use is refused before any database work.
     const port = await choosePort(options.port, options.preferredPort, log);
-    const strangers = existsSync(layout.root) ? readdirSync(layout.root).filter((entry) => !KNOWN_ENTRIES.has(entry)) : [];
+    const strangers = existsSync(layout.root) ? readdirSync(layout.root).filter((entry) => !isKnownEntry(entry)) : [];
     if (strangers.length > 0 && !existsSync(join(layout.cluster, "PG_VERSION"))) {
       throw new ConfigError(`DATA_DIR: ${options.dataDir} holds files but no database (${strangers.slice(0, 3).join(", ")}): set DATA_DIR to a new or empty directory`);
     }
