@@ -55,13 +55,18 @@ let dropIssue39: () => Promise<void>;
 
 beforeAll(async () => {
   ({ sql, notices, drop: dropIssue39 } = await migrated("issue39", "20261126000300", "20261126000399", async (sql) => {
-    // What the rules before these migrations let in.
-    await sql`update public.license_keys set time_zone = 'localtime' where key = 'DEMO-0000-0000-0001'`;
-    await sql`update public.license_keys set time_zone = 'posix/Europe/Berlin' where key = 'DEMO-0000-0000-0002'`;
-    await sql`update public.license_keys set time_zone = 'posix/America/New_York' where key = 'DEMO-0000-0000-0003'`;
+    // What the rules before these migrations let in on a server whose zone names include localtime
+    // and posix/ (Debian's, reading the system's tzdata); this one's own tzdata has neither, so the
+    // old rule's trigger is set aside while they are stored.
+    await sql.begin(async (tx) => {
+      await tx`set local session_replication_role = replica`;
+      await tx`update public.license_keys set time_zone = 'localtime' where key = 'DEMO-0000-0000-0001'`;
+      await tx`update public.license_keys set time_zone = 'posix/Europe/Berlin' where key = 'DEMO-0000-0000-0002'`;
+      await tx`update public.license_keys set time_zone = 'posix/America/New_York' where key = 'DEMO-0000-0000-0003'`;
+      await tx`update public.accounts set time_zone = 'Factory' where id = ${account.demo}`;
+      await tx`update public.accounts set time_zone = 'posix/Asia/Kolkata' where id = ${account.other}`;
+    });
     await sql`update public.license_keys set time_zone = 'Asia/Tokyo' where key = 'DEMO-0000-0000-0005'`;
-    await sql`update public.accounts set time_zone = 'Factory' where id = ${account.demo}`;
-    await sql`update public.accounts set time_zone = 'posix/Asia/Kolkata' where id = ${account.other}`;
     await sql`insert into public.venue_addresses (account_id, network, kiosks) values (${account.other}, '2001:db8:5a::/48', 1), (${account.demo}, '203.0.113.7/32', 1)`;
     // As an account holder registered it (the trigger keeps created_by, so it is set with triggers off).
     await sql.begin(async (tx) => {
