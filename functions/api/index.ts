@@ -3,13 +3,18 @@
 import { createApp } from "../app/app.ts";
 import { type AppFetch, timedFetch } from "../app/http/request-timing.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
-import { configFromEnvironment } from "../app/environment.ts";
+import { configFromEnvironment, misspeltVariables } from "../app/environment.ts";
 import { importOptional } from "../app/import-optional.ts";
 import { listenOn } from "../app/http/port-in-use.ts";
 import { consoleLogger, type Logger } from "../app/log.ts";
 import { exitOnOperatorError } from "../app/operator-error.ts";
 import { openRuntime } from "../app/runtime.ts";
+import { START_USAGE } from "../app/start-usage.ts";
+import { commandLine } from "../cli/command-line.ts";
 
+// `npm start -- --help` prints the usage; any other argument is refused with it (the server reads
+// only its environment).
+if (!onEdgeRuntime()) commandLine(START_USAGE, 2).flags({});
 const config = configFromEnvironment();
 
 if (onEdgeRuntime()) {
@@ -49,6 +54,9 @@ if (onEdgeRuntime()) {
   // A worker of `npm run start:workers` names itself on every line: their lines share one log.
   const worker = config.WORKER === undefined ? {} : { worker: config.WORKER };
   const log: Logger = config.WORKER === undefined ? consoleLogger : (level, event, fields) => consoleLogger(level, event, { ...fields, ...worker });
+  for (const { variable, meant } of misspeltVariables()) {
+    log("warn", "variable_not_read", { variable, reason: `${variable} is not a variable Cadence reads: did you mean ${meant}?` });
+  }
   // A stop asked for while the start is under way (Ctrl-C during a first start) is made once the
   // start has its runtime, so the database it started stops with it; a second signal meanwhile
   // ends the process at once (a database left running is stopped by the next start).

@@ -1,4 +1,5 @@
-import { type Config, parseConfig } from "./config.ts";
+import { type Config, configSchema, parseConfig } from "./config.ts";
+import { type NearMiss, nearMisses } from "./near-miss-variables.ts";
 import { orExitOnOperatorError } from "./operator-error.ts";
 
 /**
@@ -12,4 +13,15 @@ import { orExitOnOperatorError } from "./operator-error.ts";
  */
 export function configFromEnvironment(): Config {
   return orExitOnOperatorError(() => parseConfig(Deno.env.toObject()));
+}
+
+/**
+ * The environment's variables that look like a misspelt variable of Cadence's, each with the one
+ * it is one edit from: the entry names each in a warning line.
+ *
+ * @example
+ * for (const miss of misspeltVariables()) log("warn", "variable_ignored", { ...miss });
+ */
+export function misspeltVariables(): NearMiss[] {
+  return nearMisses(Object.keys(Deno.env.toObject()), Object.keys(configSchema.shape));
 }

@@ -6,6 +6,17 @@
 # API entry with `npm start`'s permissions and V8 flags. exec, so a service manager's signals reach
 # the supervisor itself.
 cd "$(dirname "$0")/../.." || exit 1
+usage="usage: npm run start:workers
+Runs one worker process of the API per core (DENO_JOBS), worker i on PORT+i-1 (8000 up) with its
+admin listener on ADMIN_PORT+i-1 (9000 up), for HAProxy to spread requests over
+(functions/production/README.md). SIGHUP restarts the workers one at a time; SIGTERM stops them.
+It takes no arguments; it reads the environment as npm start does (README.md, Configuration), and
+needs DATABASE_URL and REDIS_URL (or Upstash) once there is more than one worker."
+case "$#:${1:-}" in
+  0:) ;;
+  1:--help | 1:-h) echo "$usage"; exit 0 ;;
+  *) echo "unknown argument: $1" >&2; echo "$usage" >&2; exit 2 ;;
+esac
 ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || ulimit -Sn 10240 2>/dev/null
 FILE_DESCRIPTOR_LIMIT="$(ulimit -Sn)"
 export FILE_DESCRIPTOR_LIMIT

@@ -15,6 +15,8 @@ const SCRIPTS: Record<string, string> = {
   "outbox:deliver": "usage: npm run outbox:deliver",
   sign: "usage: npm run -s sign",
   simulate: "npm run simulate --",
+  start: "usage: npm start",
+  "start:workers": "usage: npm run start:workers",
 };
 
 /** What a script could write: the bench's results, the simulation's summaries. */
@@ -37,6 +39,22 @@ describe("npm run <script> -- --help", () => {
       // More than a bare line: what the script does, or its options.
       expect(stdout.trim().split("\n").length, stdout).toBeGreaterThan(2);
       expect(stderr).toBe("");
+      expect(written()).toBe(before);
+    });
+  }
+});
+
+describe("npm start and npm run start:workers with an argument they do not take", () => {
+  for (const script of ["start", "start:workers"]) {
+    it(`${script}: refuses it with its usage, exits 2, starts nothing`, async () => {
+      const before = written();
+      const failed = await promisify(execFile)("npm", ["run", "-s", script, "--", "--port", "3000"], { cwd: root, env: childEnv() }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(2);
+      expect(failed?.stderr).toContain(SCRIPTS[script]);
+      expect(failed?.stdout).not.toContain('"event":"listening"');
       expect(written()).toBe(before);
     });
   }

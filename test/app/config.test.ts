@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../functions/app/config.ts";
 import { ConfigError } from "../../functions/app/config-error.ts";
+import { nearMisses } from "../../functions/app/near-miss-variables.ts";
 
 describe("configuration", () => {
   it("has defaults for a local start: 127.0.0.1 port 8000, data in .data, console mailer", () => {
@@ -128,5 +129,20 @@ describe("configuration", () => {
   it("refuses CLIENT_IP_HEADER with TRUST_PROXY=true: one of them names where the client IP comes from", () => {
     expect(() => parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "true" })).toThrow(/CLIENT_IP_HEADER/);
     expect(parseConfig({ CLIENT_IP_HEADER: "x-real-ip", TRUST_PROXY: "false" }).CLIENT_IP_HEADER?.name).toBe("x-real-ip");
+  });
+});
+
+describe("variables one edit from Cadence's (functions/app/near-miss-variables.ts)", () => {
+  const known = ["SIGNING_SECRET", "DATA_DIR", "DATABASE_URL", "HOST", "PORT"];
+  it("names a variable one letter added, dropped, replaced or swapped from one Cadence reads, with that one", () => {
+    expect(nearMisses(["SIGNING_SECRT", "DATA_DIRR", "DATABSAE_URL", "DATA_DIT"], known)).toEqual([
+      { variable: "SIGNING_SECRT", meant: "SIGNING_SECRET" },
+      { variable: "DATA_DIRR", meant: "DATA_DIR" },
+      { variable: "DATABSAE_URL", meant: "DATABASE_URL" },
+      { variable: "DATA_DIT", meant: "DATA_DIR" },
+    ]);
+  });
+  it("leaves Cadence's own variables, those two edits away, and short names (HOME beside HOST) alone", () => {
+    expect(nearMisses(["SIGNING_SECRET", "SIGNIN_SECRT", "HOME", "POST", "PATH", "TERM"], known)).toEqual([]);
   });
 });

@@ -118,7 +118,8 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
     parent = mkdtempSync(join(tmpdir(), "cadence-data-"));
     dataDir = join(parent, "data");
     [onPostgres, onLocal] = await Promise.all([
-      startServer({ DATABASE_URL: database.url }),
+      // A misspelt variable beside it, which the server names rather than ignores.
+      startServer({ DATABASE_URL: database.url, SIGNING_SECRT: "not-the-secret" }),
       startServer({ DATA_DIR: dataDir }),
     ]);
   });
@@ -131,6 +132,14 @@ describe("the entry (functions/api/index.ts under Deno)", () => {
   it("the local default database (migrated and seeded at start) serves the same catalogue as the Postgres the Supabase CLI migrated", async () => {
     expect(linesOf(onLocal, "seed_loaded")).toHaveLength(1);
     expect(await bodies(onLocal)).toEqual(await bodies(onPostgres));
+  });
+
+  it("names a variable one edit from one of Cadence's in a warning line, never its value", () => {
+    expect(onPostgres.logs()).toContain(
+      '"event":"variable_not_read","variable":"SIGNING_SECRT","reason":"SIGNING_SECRT is not a variable Cadence reads: did you mean SIGNING_SECRET?"',
+    );
+    expect(onPostgres.logs()).not.toContain("not-the-secret");
+    expect(onLocal.logs()).not.toContain("variable_not_read");
   });
 
   it("says at start that onboarding answers 401 while its secrets are unset, naming each", () => {
