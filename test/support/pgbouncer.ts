@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { asPostgresUser, freePort } from "./postgres-server.ts";
+import { unprivileged } from "../../functions/app/db/unprivileged.ts";
+import { freePort } from "./postgres-server.ts";
 
 export interface PgBouncer {
   port: number;
@@ -37,7 +38,6 @@ export function pgbouncerAvailable(): boolean {
  */
 export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-pgbouncer-"));
-  chmodSync(dir, 0o777);
   const port = await freePort();
   const ini = join(dir, "pgbouncer.ini");
   writeFileSync(join(dir, "userlist.txt"), '"postgres" ""\n');
@@ -64,12 +64,13 @@ export async function startPgBouncer(postgresPort: number): Promise<PgBouncer> {
   );
   const binary = pgbouncerBinary();
   if (!binary) throw new Error("pgbouncer not found (apt-get install pgbouncer)");
-  const command = [binary, [ini]] as const;
-  const user = asPostgresUser();
+  // PgBouncer refuses to run as root: as root, in a user namespace as PostgreSQL is (the `postgres`
+  // user it once ran as could not enter a checkout in a 0700 directory, the spawn's working one).
+  const command = unprivileged(binary, [ini]);
   let child: ChildProcess;
   let output = "";
   async function start() {
-    child = spawn(command[0], [...command[1]], { stdio: ["ignore", "pipe", "pipe"], ...user });
+    child = spawn(command[0], command[1], { stdio: ["ignore", "pipe", "pipe"] });
     child.stdout?.on("data", (chunk) => (output += chunk));
     child.stderr?.on("data", (chunk) => (output += chunk));
     await waitForPort(port, () => child.exitCode !== null ? `pgbouncer exited:\n${output}` : undefined);

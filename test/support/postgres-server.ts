@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +8,6 @@ import { unprivileged } from "../../functions/app/db/unprivileged.ts";
 
 /** PostgreSQL's client programs (pg_dump), from Debian's postgresql-client-15: the npm package ships the server's only. */
 export const PG_CLIENT_BIN = process.env.PG_CLIENT_BIN ?? "/usr/lib/postgresql/15/bin";
-const isRoot = process.getuid?.() === 0;
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -21,18 +20,6 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/**
- * PgBouncer refuses to run as root: as root, it runs as the `postgres` OS user (which Debian's
- * pgbouncer package brings), set on the child itself (spawn's uid/gid), with no `su` in between. `su` waits for its child and stops
- * itself when that child is stopped: a paused cluster would leave it stopped for good, its
- * postgres reaped by no one and the teardown waiting for an exit that never comes.
- */
-export function asPostgresUser(): { uid?: number; gid?: number } {
-  if (!isRoot) return {};
-  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"], { encoding: "utf8" }).trim());
-  return { uid: id("-u"), gid: id("-g") };
 }
 
 export interface PostgresServer {
@@ -61,7 +48,6 @@ export interface PostgresServer {
  */
 export async function startPostgresServer(settings: Record<string, string> = {}): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-pg-"));
-  chmodSync(dir, 0o777);
   const data = join(dir, "data");
   const port = await freePort();
   const binaries = await postgresBinaries();
