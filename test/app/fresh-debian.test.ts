@@ -45,9 +45,9 @@ interface Moves {
 function moved(line: string, to: Moves): string {
   const postgres = `-h 127.0.0.1 -p ${to.postgres.port} -U postgres`;
   return line
-    // The test's Postgres, reached as its superuser, in place of Debian's cluster through sudo.
-    .replace("sudo -u postgres psql ", `psql ${postgres} `)
-    .replace("sudo -u postgres createdb ", `createdb ${postgres} `)
+    // The test's Postgres, reached as its superuser, in place of Debian's cluster as its OS user.
+    .replace("runuser -u postgres -- psql ", `psql ${postgres} `)
+    .replace("runuser -u postgres -- createdb ", `createdb ${postgres} `)
     .replace("127.0.0.1:5432", `127.0.0.1:${to.postgres.port}`)
     .replace("redis://127.0.0.1:6379", to.redisUrl)
     // Ports of its own: 443 needs root and 8000/9000 may be another run's; the workers' follow PORT and ADMIN_PORT.
@@ -139,6 +139,19 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, from a
     });
     expect(missing).toEqual([]);
     expect(Number(/^v(\d+)/.exec(process.version)![1])).toBeGreaterThanOrEqual(20);
+  });
+
+  it("fails loudly when the service is dead: every curl of the block fails on an HTTP error and bounds its retries to a minute", () => {
+    const curls = block().split("\n").filter((line) => /^curl /.test(line));
+    expect(curls.length).toBeGreaterThan(1);
+    for (const curl of curls) {
+      expect(curl, curl).toMatch(/ -f[a-zA-Z]* /);
+      if (curl.includes("--retry ")) expect(Number(/--retry-max-time (\d+)/.exec(curl)?.[1]), curl).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it("assumes nothing of a minimal Debian run as root: no sudo", () => {
+    expect(block()).not.toMatch(/\bsudo\b/);
   });
 
   it("answers 200 over TLS at the end, and npm run check passes all 18 checks, every other line having run", async () => {
