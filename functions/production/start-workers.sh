@@ -3,7 +3,8 @@
 # soft limit on open files to the hard one (10240 where the hard one is `unlimited`, as on macOS),
 # tells the workers what it got (Deno reads /proc/self/limits only with --allow-all), and execs the
 # supervisor (supervisor.ts), which runs one worker per core with the arguments after its own: the
-# API entry with `npm start`'s permissions and V8 flags. exec, so a service manager's signals reach
+# Deno binary by its path (a deploy's npm ci replaces it), then the API entry with `npm start`'s
+# permissions and V8 flags. exec, so a service manager's signals reach
 # the supervisor itself.
 cd "$(dirname "$0")/../.." || exit 1
 usage="usage: npm run start:workers
@@ -20,5 +21,5 @@ esac
 ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || ulimit -Sn 10240 2>/dev/null
 FILE_DESCRIPTOR_LIMIT="$(ulimit -Sn)"
 export FILE_DESCRIPTOR_LIMIT
-exec node_modules/.bin/deno run --allow-run --allow-env --allow-read functions/production/supervisor.ts \
+exec node_modules/.bin/deno run --allow-run --allow-env --allow-read functions/production/supervisor.ts node_modules/.bin/deno \
   run --allow-net --allow-env --allow-read --allow-write --allow-sys --v8-flags=--max-semi-space-size=8,--heap-growing-percent=20 functions/api/index.ts

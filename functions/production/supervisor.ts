@@ -4,15 +4,17 @@
 // (functions/production/haproxy.cfg), so a worker whose event loop is stuck is taken out of the
 // proxy alone, and one worker can be restarted while the others serve.
 //
-// Its arguments are the worker's Deno command line (package.json), run with PORT, ADMIN_PORT and
-// WORKER set. SIGHUP restarts the workers one at a time (a deploy: each drains, exits, starts on the
+// Its arguments are the Deno binary to run each worker with, by its path, then the worker's Deno
+// command line (package.json), run with PORT, ADMIN_PORT and WORKER set. By path, not as this
+// process's own binary: a deploy's `npm ci` replaces node_modules/deno/deno, and a worker started
+// from the supervisor's own (deleted) binary failed to spawn and took the supervisor with it. SIGHUP restarts the workers one at a time (a deploy: each drains, exits, starts on the
 // new code, and is taken back by the proxy before the next goes); SIGTERM or SIGINT stops them all,
 // each draining; a worker that exits on its own is started again after a pause. Each worker's log
 // lines are passed through as they are.
 import { STOP_WITHIN_MS } from "../app/admin/graceful-stop.ts";
 import { DEFAULT_ADMIN_PORT } from "../app/config.ts";
 import { configFromEnvironment } from "../app/environment.ts";
-import { consoleLogger } from "../app/log.ts";
+import { consoleLogger, errorMessage } from "../app/log.ts";
 import { orExitOnOperatorError } from "../app/operator-error.ts";
 import { refuseUnshared } from "../app/shared-by-workers.ts";
 
@@ -27,8 +29,9 @@ const KILL_AFTER_MS = STOP_WITHIN_MS + 5_000;
 const config = configFromEnvironment();
 const count = config.DENO_JOBS ?? navigator.hardwareConcurrency;
 orExitOnOperatorError(() => refuseUnshared(config, count));
-if (Deno.args.length === 0) {
-  console.error("usage: supervisor.ts <the worker's deno arguments>: npm run start:workers passes them (package.json)");
+const [denoPath, ...workerArgs] = Deno.args;
+if (workerArgs.length === 0) {
+  console.error("usage: supervisor.ts <deno> <the worker's deno arguments>: npm run start:workers passes them (start-workers.sh)");
   Deno.exit(2);
 }
 const log = consoleLogger;
@@ -76,19 +79,34 @@ async function passThrough(stream: ReadableStream<Uint8Array>, to: typeof Deno.s
   if (partial) await to.write(encoder.encode(`${partial}\n`)).catch(() => {});
 }
 
+/** A worker that could not be spawned: it exits at once, and is started again like any that exits. */
+function unspawned(): Running {
+  const exited = Promise.resolve({ success: false, code: 127, signal: null } as Deno.CommandStatus);
+  const never = new Promise<void>(() => {});
+  return { child: { kill() {} } as unknown as Deno.ChildProcess, startedAt: performance.now(), ready: never, wasReady: false, checked: never, exited };
+}
+
 function spawn(slot: Slot): Running {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: Deno.args,
-    env: {
-      PORT: String(portOf(config.PORT, slot.worker)),
-      ADMIN_PORT: String(portOf(adminBase, slot.worker)),
-      WORKER: String(slot.worker),
-    },
-    // The worker reads this pipe and stops when it closes: it outlives no supervisor.
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(denoPath, {
+      args: workerArgs,
+      env: {
+        PORT: String(portOf(config.PORT, slot.worker)),
+        ADMIN_PORT: String(portOf(adminBase, slot.worker)),
+        WORKER: String(slot.worker),
+      },
+      // The worker reads this pipe and stops when it closes: it outlives no supervisor.
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    // The binary missing for a moment (a deploy's npm ci between removing node_modules and
+    // installing it again): the slot waits and tries again, the other workers serving.
+    log("error", "worker_spawn_failed", { worker: slot.worker, error: errorMessage(error) });
+    return unspawned();
+  }
   let onReady!: () => void;
   let onChecked!: () => void;
   const ready = new Promise<void>((resolve) => (onReady = resolve));

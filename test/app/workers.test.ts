@@ -1,11 +1,20 @@
+import { spawn } from "node:child_process";
+import { chmodSync, copyFileSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "../../functions/app/config.ts";
 import { ConfigError } from "../../functions/app/config-error.ts";
 import { refuseUnshared } from "../../functions/app/shared-by-workers.ts";
+import { childEnv } from "../support/child-env.ts";
 import { freshDatabase, scopedDatabase, type TestDatabase } from "../support/database.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
 import { freePortRange, startServer } from "../support/server.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+/** The Deno binary npm installed (node_modules/.bin/deno links to it). */
+const realDeno = join(root, "node_modules/deno/deno");
 
 const refusal = (env: Record<string, string>, workers: number) => {
   try {
@@ -113,6 +122,41 @@ describe.skipIf(!redisServerAvailable())("npm run start:workers", () => {
       expect((await fetch(`${server.workers![0].url}/api/v2/frequencies`)).status).toBe(200);
     } finally {
       await server.stop();
+    }
+  });
+
+  it("replaces its workers on SIGHUP after a deploy replaced the Deno binary (npm ci), and keeps serving", async () => {
+    // The supervisor run as start-workers.sh runs it, from a Deno binary of the test's own, which the
+    // deploy replaces (a new file renamed over it, as npm ci leaves node_modules/deno/deno).
+    const dir = mkdtempSync(join(tmpdir(), "cadence-deploy-"));
+    const deno = join(dir, "deno");
+    copyFileSync(realDeno, deno);
+    chmodSync(deno, 0o755);
+    const [port, adminPort] = [await freePortRange(2), await freePortRange(2)];
+    const child = spawn(deno, ["run", "--allow-run", "--allow-env", "--allow-read", "functions/production/supervisor.ts", deno, "run", "-A", "functions/api/index.ts"], {
+      cwd: root,
+      env: childEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2", PORT: String(port), ADMIN_PORT: String(adminPort) }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      await vi.waitFor(() => expect(output).toContain('"event":"workers_ready"'), { timeout: 120_000, interval: 50 });
+      copyFileSync(realDeno, `${deno}.new`);
+      chmodSync(`${deno}.new`, 0o755);
+      renameSync(`${deno}.new`, deno);
+      child.kill("SIGHUP");
+      await vi.waitFor(() => expect(output).toMatch(/"event":"rolling_restart_(done|stopped)"/), { timeout: 120_000, interval: 50 });
+      expect(output).toContain('"event":"rolling_restart_done"');
+      expect(output).not.toContain("worker_spawn_failed");
+      expect(child.exitCode).toBeNull();
+      for (const at of [port, port + 1]) expect((await fetch(`http://127.0.0.1:${at}/api/v2/frequencies`)).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
