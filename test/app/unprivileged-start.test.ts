@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -48,6 +48,30 @@ describe("npm start's own database, started by root or by an ordinary user", () 
     } finally {
       await server.stop();
       rmSync(closed, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!isRoot)("as root where the kernel refuses the user namespace: one line naming the ways out, no stack trace", async () => {
+    // util-linux's unshare as a locked-down container answers it (Docker's default seccomp profile).
+    const parent = mkdtempSync(join(tmpdir(), "cadence-no-namespace-"));
+    const bin = join(parent, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "unshare"), "#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n", { mode: 0o755 });
+    try {
+      const refused = await startServer({ DATA_DIR: join(parent, "data"), PATH: `${bin}:${process.env.PATH}` }).then(
+        async (server) => {
+          await server.stop();
+          return "started";
+        },
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/exited with 1/);
+      expect(refused).toContain(
+        "PostgreSQL does not run as root, and this machine refused the user namespace it would run in as an ordinary user (unshare: unshare failed: Operation not permitted): run npm start as an ordinary user, or set DATABASE_URL to a Postgres of your own",
+      );
+      expect(refused).not.toMatch(/Uncaught|at .*\.ts:\d+/);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 

@@ -11,7 +11,7 @@ import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { postgresBinaries } from "./postgres-binaries.ts";
-import { unprivileged } from "./unprivileged.ts";
+import { namespaceRefused, unprivileged } from "./unprivileged.ts";
 
 export interface LocalPostgresOptions {
   /** `DATA_DIR`: the cluster, its passwords and its log live here, for this process alone. */
@@ -87,7 +87,9 @@ function run(program: string, args: string[]): Promise<string> {
   const env = { ...process.env, LC_MESSAGES: "C", LC_ALL: "" };
   return new Promise((resolve, reject) => {
     execFile(command, commandArgs, { env, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${program.split("/").pop()} failed: ${(stderr || stdout || error.message).trim()}`));
+      const refused = error && namespaceRefused(`${stderr}\n${error.message}`);
+      if (refused) reject(new ConfigError(refused));
+      else if (error) reject(new Error(`${program.split("/").pop()} failed: ${(stderr || stdout || error.message).trim()}`));
       else resolve(stdout);
     });
   });
