@@ -11,10 +11,32 @@ begin
 end
 $$;
 
--- A member of `postgres`, the owner of every table: staff edit rows and schema as the owner does,
--- and `set role postgres` gives a session the superuser's rights when a recipe needs them. The
--- limits below stay with the login.
-grant postgres to staff;
+-- What the dashboard's role may do, and no more: every row of every table (row-level security does
+-- not apply, as for the dashboard), every function, never the superuser's rights. A superuser can
+-- lift its own limits and run programs as the server's OS user (COPY ... TO PROGRAM), which, with
+-- the server started by root, is root's files. Not a member of `postgres` (an earlier start made it
+-- one): membership would let a session `set role postgres`.
+alter role staff nosuperuser nocreatedb nocreaterole bypassrls;
+revoke postgres from staff;
+-- Objects the migrations create (as `postgres`) from now on, in any schema; then those already there.
+alter default privileges for role postgres grant usage on schemas to staff;
+alter default privileges for role postgres grant all on tables to staff;
+alter default privileges for role postgres grant all on sequences to staff;
+alter default privileges for role postgres grant execute on functions to staff;
+do $$
+declare
+  v_schema text;
+begin
+  for v_schema in
+    select nspname from pg_catalog.pg_namespace where nspname in ('public', 'cadence', 'auth', 'supabase_migrations')
+  loop
+    execute format('grant usage on schema %I to staff', v_schema);
+    execute format('grant all on all tables in schema %I to staff', v_schema);
+    execute format('grant all on all sequences in schema %I to staff', v_schema);
+    execute format('grant execute on all functions in schema %I to staff', v_schema);
+  end loop;
+end
+$$;
 
 -- 20 sessions at most, of the server's 100: the API's pools (10 a process) always find a slot.
 alter role staff connection limit 20;

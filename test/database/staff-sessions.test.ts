@@ -392,11 +392,24 @@ describe("The staff role's limits, as sql/staff-sessions.sql sets them", () => {
     }
   });
 
-  it("lets staff act as the owner: set role postgres", async () => {
+  it("lets staff read and write every row of the tables, as the dashboard does, row-level security aside", async () => {
     await asStaff(async (staff) => {
-      expect((await staff.query("select current_user")).rows).toEqual([{ current_user: "staff" }]);
-      await staff.query("set role postgres");
-      expect((await staff.query("select current_user")).rows).toEqual([{ current_user: "postgres" }]);
+      const { rows } = await staff.query<{ keys: number }>("select count(*)::int as keys from public.license_keys");
+      expect(rows[0].keys).toBeGreaterThan(0);
+      await staff.query("begin");
+      const updated = await staff.query("update public.license_keys set alerts_muted = not alerts_muted");
+      expect(updated.rowCount).toBe(rows[0].keys);
+      await staff.query("rollback");
+    });
+  });
+
+  it("never gives staff the superuser's rights: no set role postgres, no program run by the server, no limit lifted for good", async () => {
+    await asStaff(async (staff) => {
+      expect((await staff.query("select rolsuper from pg_roles where rolname = current_user")).rows).toEqual([{ rolsuper: false }]);
+      await expect(staff.query("set role postgres")).rejects.toMatchObject({ code: "42501" });
+      await expect(staff.query("copy (select 1) to program 'true'")).rejects.toMatchObject({ code: "42501" });
+      await expect(staff.query("set temp_file_limit = -1")).rejects.toMatchObject({ code: "42501" });
+      await expect(staff.query("alter role staff connection limit -1")).rejects.toMatchObject({ code: "42501" });
     });
   });
 });
