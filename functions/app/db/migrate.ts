@@ -1,4 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
+import pg from "pg";
 import type { Database } from "./database.ts";
 
 const root = new URL("../../../", import.meta.url);
@@ -57,10 +58,6 @@ export async function everMigrated(db: Database): Promise<boolean> {
   return migrated;
 }
 
-/** Escapes a value as a SQL literal; only used for our own file names and file contents. */
-function literal(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
 
 /**
  * Held for a whole migration run, so processes that start together (the workers of
@@ -108,7 +105,7 @@ async function migrateLocked(db: Database, options: { seed: boolean }): Promise<
     const [version, ...rest] = file.slice(0, -".sql".length).split("_");
     if (done.has(version)) continue;
     const body = await readFile(new URL(file, migrationsDir), "utf8");
-    const script = `${body}\n;insert into supabase_migrations.schema_migrations (version, statements, name) values (${literal(version)}, array[${literal(body)}], ${literal(rest.join("_"))});`;
+    const script = `${body}\n;insert into supabase_migrations.schema_migrations (version, statements, name) values (${pg.escapeLiteral(version)}, array[${pg.escapeLiteral(body)}], ${pg.escapeLiteral(rest.join("_"))});`;
     pending.push({ file, script });
   }
   const seeded = isNew && options.seed;
