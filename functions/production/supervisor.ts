@@ -4,13 +4,16 @@
 // (functions/production/haproxy.cfg), so a worker whose event loop is stuck is taken out of the
 // proxy alone, and one worker can be restarted while the others serve.
 //
-// Its arguments are the Deno binary to run each worker with, by its path, then the worker's Deno
-// command line (package.json), run with PORT, ADMIN_PORT and WORKER set. By path, not as this
-// process's own binary: a deploy's `npm ci` replaces node_modules/deno/deno, and a worker started
-// from the supervisor's own (deleted) binary failed to spawn and took the supervisor with it. SIGHUP restarts the workers one at a time (a deploy: each drains, exits, starts on the
-// new code, and is taken back by the proxy before the next goes); SIGTERM or SIGINT stops them all,
-// each draining; a worker that exits on its own is started again after a pause. Each worker's log
-// lines are passed through as they are.
+// Its arguments are the release directory, as a path that a deploy re-points (/opt/cadence/current,
+// a symlink: release.sh), then the worker's Deno command line (package.json). Each worker runs in
+// the release that path named when it started, from that release's own Deno binary, with PORT,
+// ADMIN_PORT and WORKER set: a deploy builds the next release beside the running one, so its
+// `npm ci` never replaces a file a running worker or this process uses. SIGHUP replaces the workers
+// one at a time with the release the path names now (each drains, exits, its successor starts and
+// is taken back by the proxy before the next goes); a successor that does not become ready puts
+// every worker of the round back on the release it ran. SIGTERM or SIGINT stops them all, each
+// draining; a worker that exits on its own is started again, in its release, after a pause. Each
+// worker's log lines are passed through as they are.
 import { STOP_WITHIN_MS } from "../app/admin/graceful-stop.ts";
 import { DEFAULT_ADMIN_PORT } from "../app/config.ts";
 import { configFromEnvironment } from "../app/environment.ts";
@@ -25,15 +28,22 @@ const RESTART_MOST_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
 /** A stopped worker gets this long beyond its own bound (graceful-stop.ts) before it is killed. */
 const KILL_AFTER_MS = STOP_WITHIN_MS + 5_000;
+/**
+ * A new worker of a deploy that is not ready after this is taken for one that cannot start: its
+ * migrations and first reads take a few seconds, more on a busy machine or a database far away.
+ */
+const READY_WITHIN_MS = 120_000;
 
 const config = configFromEnvironment();
 const count = config.DENO_JOBS ?? navigator.hardwareConcurrency;
 orExitOnOperatorError(() => refuseUnshared(config, count));
-const [denoPath, ...workerArgs] = Deno.args;
+const [releasePath, ...workerArgs] = Deno.args;
 if (workerArgs.length === 0) {
-  console.error("usage: supervisor.ts <deno> <the worker's deno arguments>: npm run start:workers passes them (start-workers.sh)");
+  console.error("usage: supervisor.ts <release directory> <the worker's deno arguments>: npm run start:workers passes them (start-workers.sh)");
   Deno.exit(2);
 }
+/** The release `releasePath` names now, as a real path: what a worker started now runs. */
+const releaseNow = () => Deno.realPathSync(releasePath);
 const log = consoleLogger;
 const adminBase = config.ADMIN_PORT ?? DEFAULT_ADMIN_PORT;
 /** Port 0 asks each worker for a free port of its own (a restarted worker then takes another). */
@@ -41,6 +51,8 @@ const portOf = (base: number, worker: number) => (base === 0 ? 0 : base + worker
 
 interface Running {
   child: Deno.ChildProcess;
+  /** The release directory it runs in (a real path). */
+  release: string;
   startedAt: number;
   /** The ports the worker's `listening` line names: PORT's and ADMIN_PORT's, or those taken for 0. */
   ports?: { port: number; adminPort: number };
@@ -56,12 +68,15 @@ interface Running {
 interface Slot {
   worker: number;
   running?: Running;
+  /** The release its last ready worker ran: where it starts again after an exit. */
+  release: string;
   /** Set while the supervisor itself stops or replaces the worker: its exit is expected. */
   replacing: boolean;
   failures: number;
 }
 
-const slots: Slot[] = Array.from({ length: count }, (_, i) => ({ worker: i + 1, replacing: false, failures: 0 }));
+const firstRelease = releaseNow();
+const slots: Slot[] = Array.from({ length: count }, (_, i) => ({ worker: i + 1, release: firstRelease, replacing: false, failures: 0 }));
 let stopping = false;
 
 /** Writes a worker's output, line by line, to ours, calling `onLine` with each. */
@@ -80,17 +95,18 @@ async function passThrough(stream: ReadableStream<Uint8Array>, to: typeof Deno.s
 }
 
 /** A worker that could not be spawned: it exits at once, and is started again like any that exits. */
-function unspawned(): Running {
+function unspawned(release: string): Running {
   const exited = Promise.resolve({ success: false, code: 127, signal: null } as Deno.CommandStatus);
   const never = new Promise<void>(() => {});
-  return { child: { kill() {} } as unknown as Deno.ChildProcess, startedAt: performance.now(), ready: never, wasReady: false, checked: never, exited };
+  return { child: { kill() {} } as unknown as Deno.ChildProcess, release, startedAt: performance.now(), ready: never, wasReady: false, checked: never, exited };
 }
 
-function spawn(slot: Slot): Running {
+function spawn(slot: Slot, release: string): Running {
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(denoPath, {
+    child = new Deno.Command(`${release}/node_modules/.bin/deno`, {
       args: workerArgs,
+      cwd: release,
       env: {
         PORT: String(portOf(config.PORT, slot.worker)),
         ADMIN_PORT: String(portOf(adminBase, slot.worker)),
@@ -102,10 +118,10 @@ function spawn(slot: Slot): Running {
       stderr: "piped",
     }).spawn();
   } catch (error) {
-    // The binary missing for a moment (a deploy's npm ci between removing node_modules and
-    // installing it again): the slot waits and tries again, the other workers serving.
-    log("error", "worker_spawn_failed", { worker: slot.worker, error: errorMessage(error) });
-    return unspawned();
+    // A release without its binary (removed by hand, an npm ci run inside it): the slot waits and
+    // tries again, the other workers serving.
+    log("error", "worker_spawn_failed", { worker: slot.worker, release, error: errorMessage(error) });
+    return unspawned(release);
   }
   let onReady!: () => void;
   let onChecked!: () => void;
@@ -124,7 +140,7 @@ function spawn(slot: Slot): Running {
   };
   void passThrough(child.stdout, Deno.stdout, events);
   void passThrough(child.stderr, Deno.stderr, events);
-  const running: Running = { child, startedAt: performance.now(), ready, wasReady: false, checked, exited: child.status };
+  const running: Running = { child, release, startedAt: performance.now(), ready, wasReady: false, checked, exited: child.status };
   void running.exited.then((status) => exited(slot, running, status));
   return running;
 }
@@ -147,7 +163,7 @@ function restartLater(slot: Slot, running: Running, status: Deno.CommandStatus) 
   log("error", "worker_exited", { worker: slot.worker, code: status.code, signal: status.signal, restartInMs: pauseMs });
   setTimeout(() => {
     if (stopping || slot.replacing || slot.running !== undefined) return;
-    const next = (slot.running = spawn(slot));
+    const next = (slot.running = spawn(slot, slot.release));
     // Its own starter: one that exits again before it is ready (the database still down) waits longer.
     void Promise.race([next.ready.then(() => "ready" as const), next.exited]).then((outcome) => {
       if (outcome !== "ready" && slot.running === next && !slot.replacing && !stopping) restartLater(slot, next, outcome);
@@ -180,7 +196,7 @@ async function stopWorker(running: Running): Promise<void> {
  */
 async function startAll() {
   await Promise.all(slots.map(async (slot) => {
-    const running = (slot.running = spawn(slot));
+    const running = (slot.running = spawn(slot, slot.release));
     const outcome = await Promise.race([running.ready.then(() => "ready" as const), running.exited]);
     if (outcome !== "ready") {
       log("error", "worker_failed_to_start", { worker: slot.worker, code: outcome.code });
@@ -191,40 +207,103 @@ async function startAll() {
     workers: count,
     ports: slots.map((slot) => slot.running?.ports?.port),
     adminPorts: slots.map((slot) => slot.running?.ports?.adminPort),
+    release: firstRelease,
   });
 }
 
 /**
- * Replaces each worker in turn: it drains and exits, its successor starts on the same ports, and
- * the next goes only once the proxy has taken the successor (its first check found it ready), so
- * the others always carry the requests. A successor that exits before it is ready ends the round
- * there; it is then started again like any worker that exits, and the workers not yet replaced
- * keep running the code they run.
+ * Replaces the slot's worker with one of `release`: the old one drains and exits, the new one
+ * starts on the same ports, and counts as started once the proxy has taken it (its first check
+ * found it ready). Why it did not, otherwise: it exited first, or was not ready in time.
+ */
+async function replace(slot: Slot, release: string): Promise<string | undefined> {
+  if (slot.running) await stopWorker(slot.running);
+  const running = (slot.running = spawn(slot, release));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), READY_WITHIN_MS)));
+  const outcome = await Promise.race([running.ready.then(() => "ready" as const), running.exited, late]);
+  clearTimeout(timer);
+  if (outcome === "ready") {
+    // Bounded by the worker itself: ready_checked comes at most CHECKED_WITHIN_MS (5 s) after ready.
+    await Promise.race([running.checked, running.exited]);
+    slot.release = release;
+    slot.failures = 0;
+    return undefined;
+  }
+  if (outcome === "late") {
+    await stopWorker(running);
+    return `worker ${slot.worker} was not ready within ${READY_WITHIN_MS / 1000} s`;
+  }
+  return `worker ${slot.worker} exited with ${outcome.code} before it was ready`;
+}
+
+/** How the rounds went, for `systemctl reload` to wait on (reload-workers.sh); none outside systemd. */
+const roundsFile = Deno.env.get("RUNTIME_DIRECTORY") ? `${Deno.env.get("RUNTIME_DIRECTORY")!.split(":")[0]}/rolling-restart` : undefined;
+let round = 0;
+
+/** `<round> <state> <release> <why>`: written whole (beside, then renamed), so a reader never sees half a line. */
+function report(state: "running" | "done" | "stopped", release: string, why = "") {
+  if (!roundsFile) return;
+  try {
+    Deno.writeTextFileSync(`${roundsFile}.new`, `${round} ${state} ${release} ${why}\n`);
+    Deno.renameSync(`${roundsFile}.new`, roundsFile);
+  } catch (error) {
+    log("error", "rolling_restart_unreported", { file: roundsFile, error: errorMessage(error) });
+  }
+}
+
+/**
+ * Replaces each worker in turn with the release `releasePath` names now, so the others always
+ * carry the requests. A successor that does not become ready ends the round, and every worker of
+ * the round goes back, the same way, to the release it ran: a release that cannot start leaves
+ * the old code serving everywhere, and the round says so (`rolling_restart_stopped`, and the
+ * rounds file). A slot whose old release no longer starts either (the database down) is started
+ * again after a pause, like any worker that exits.
  */
 async function rollingRestart() {
+  round += 1;
   const started = performance.now();
-  log("info", "rolling_restart", { workers: count });
+  let release: string;
+  try {
+    release = releaseNow();
+  } catch (error) {
+    log("error", "rolling_restart_stopped", { release: releasePath, reason: errorMessage(error) });
+    report("stopped", releasePath, `${releasePath} names no release`);
+    return;
+  }
+  log("info", "rolling_restart", { workers: count, release });
+  report("running", release);
+  const replaced: Array<{ slot: Slot; from: string }> = [];
   for (const slot of slots) {
     if (stopping) return;
+    const from = slot.release;
     slot.replacing = true;
     try {
-      if (slot.running) await stopWorker(slot.running);
-      const running = (slot.running = spawn(slot));
-      const outcome = await Promise.race([running.ready.then(() => "ready" as const), running.exited]);
-      if (outcome !== "ready") {
-        log("error", "rolling_restart_stopped", { worker: slot.worker, code: outcome.code, reason: "the new worker exited before it was ready" });
-        slot.replacing = false;
-        restartLater(slot, running, outcome);
-        return;
+      const failed = await replace(slot, release);
+      if (failed === undefined) {
+        replaced.push({ slot, from });
+        continue;
       }
-      // Bounded by the worker itself: ready_checked comes at most CHECKED_WITHIN_MS (5 s) after ready.
-      await Promise.race([running.checked, running.exited]);
-      slot.failures = 0;
+      log("error", "rolling_restart_stopped", { worker: slot.worker, release, reason: failed, backTo: from });
+      for (const back of [{ slot, from }, ...replaced.reverse()]) {
+        if (stopping) return;
+        back.slot.replacing = true;
+        back.slot.release = back.from;
+        try {
+          const again = await replace(back.slot, back.from);
+          if (again !== undefined && back.slot.running) restartLater(back.slot, back.slot.running, await back.slot.running.exited);
+        } finally {
+          back.slot.replacing = false;
+        }
+      }
+      report("stopped", release, `${failed}; every worker is back on ${from}`);
+      return;
     } finally {
       slot.replacing = false;
     }
   }
-  log("info", "rolling_restart_done", { workers: count, ms: Math.round(performance.now() - started) });
+  log("info", "rolling_restart_done", { workers: count, release, ms: Math.round(performance.now() - started) });
+  report("done", release);
 }
 
 async function stopAll(code = 0): Promise<never> {

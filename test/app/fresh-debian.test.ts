@@ -26,6 +26,7 @@ const NOT_HERE: Array<[RegExp, string]> = [
   [/^curl -fsSL https:\/\/deb\.nodesource\.com\//, "no network: the test checks instead that Node.js is 20 or later"],
   [/^useradd /, "adds a system user: the services run as the test's user here"],
   [/^git clone /, "the checkout under test is the clone"],
+  [/^\/opt\/cadence\/repo\/functions\/production\/release\.sh deploy$/, "the checkout under test is the release (test/app/deploy.test.ts runs release.sh)"],
 ];
 
 /** What the test moves, as a chroot would: the machine's paths, the ports other runs may hold, its Postgres and Redis. */
@@ -57,11 +58,10 @@ function moved(line: string, to: Moves): string {
     .replace(" -g cadence ", " ")
     // The host's name as its certificate names it too, with the proxy's port.
     .replaceAll("https://$(hostname -f)", `https://localhost:${to.proxyPort}`)
-    // npm ci: this run's node_modules are the ones under test.
-    .replace("cd /opt/cadence && npm ci --no-audit --no-fund", "cd /opt/cadence")
     .replaceAll("/etc/systemd/system", to.units)
     .replaceAll("/etc/cadence", to.etc)
-    .replaceAll("/opt/cadence", ROOT);
+    // The release under test is this checkout, with this run's node_modules.
+    .replaceAll("/opt/cadence/current", ROOT);
 }
 
 /** The served certificate's SHA-256 fingerprint at the proxy. */
@@ -114,8 +114,8 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, from a
       SYSTEMCTL_RUN: to.run,
       SYSTEMCTL_PATHS: JSON.stringify({
         [`${ROOT}/functions/production/haproxy.cfg`]: to.config,
-        "/opt/cadence/functions/production/haproxy.cfg": to.config,
-        "/opt/cadence": ROOT,
+        "/opt/cadence/current/functions/production/haproxy.cfg": to.config,
+        "/opt/cadence/current": ROOT,
         "/etc/cadence": to.etc,
         "/run/cadence-proxy": to.run,
       }),

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -125,37 +125,88 @@ describe.skipIf(!redisServerAvailable())("npm run start:workers", () => {
     }
   });
 
-  it("replaces its workers on SIGHUP after a deploy replaced the Deno binary (npm ci), and keeps serving", async () => {
-    // The supervisor run as start-workers.sh runs it, from a Deno binary of the test's own, which the
-    // deploy replaces (a new file renamed over it, as npm ci leaves node_modules/deno/deno).
-    const dir = mkdtempSync(join(tmpdir(), "cadence-deploy-"));
+  /**
+   * The supervisor as start-workers.sh runs it (its first argument the release path, which a deploy
+   * re-points), from a Deno binary of the test's own; under systemd's RUNTIME_DIRECTORY, where it
+   * writes how each rolling restart ended.
+   */
+  async function supervised(release: string, dir: string) {
     const deno = join(dir, "deno");
     copyFileSync(realDeno, deno);
     chmodSync(deno, 0o755);
     const [port, adminPort] = [await freePortRange(2), await freePortRange(2)];
-    const child = spawn(deno, ["run", "--allow-run", "--allow-env", "--allow-read", "functions/production/supervisor.ts", deno, "run", "-A", "functions/api/index.ts"], {
+    const child = spawn(deno, ["run", "--allow-run", "--allow-env", "--allow-read", `--allow-write=${dir}`, "functions/production/supervisor.ts", release, "run", "-A", "functions/api/index.ts"], {
       cwd: root,
-      env: childEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2", PORT: String(port), ADMIN_PORT: String(adminPort) }),
+      env: childEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2", PORT: String(port), ADMIN_PORT: String(adminPort), RUNTIME_DIRECTORY: dir }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk));
     const exited = new Promise((resolve) => child.once("exit", resolve));
+    await vi.waitFor(() => expect(output).toContain('"event":"workers_ready"'), { timeout: 120_000, interval: 50 });
+    return {
+      child,
+      deno,
+      ports: [port, port + 1],
+      output: () => output,
+      /** The release each worker runs in: its process's working directory. */
+      releases: () => [1, 2].map((n) => realpathSync(`/proc/${[...output.matchAll(new RegExp(`"event":"listening",.*"pid":(\\d+),.*"worker":${n}\\b`, "g"))].at(-1)![1]}/cwd`)),
+      async stop() {
+        child.kill("SIGTERM");
+        await exited;
+      },
+    };
+  }
+
+  it("replaces its workers on SIGHUP after the binary it runs from was replaced, and keeps serving", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cadence-deploy-"));
+    const supervisor = await supervised(root, dir);
     try {
-      await vi.waitFor(() => expect(output).toContain('"event":"workers_ready"'), { timeout: 120_000, interval: 50 });
-      copyFileSync(realDeno, `${deno}.new`);
-      chmodSync(`${deno}.new`, 0o755);
-      renameSync(`${deno}.new`, deno);
-      child.kill("SIGHUP");
-      await vi.waitFor(() => expect(output).toMatch(/"event":"rolling_restart_(done|stopped)"/), { timeout: 120_000, interval: 50 });
-      expect(output).toContain('"event":"rolling_restart_done"');
-      expect(output).not.toContain("worker_spawn_failed");
-      expect(child.exitCode).toBeNull();
-      for (const at of [port, port + 1]) expect((await fetch(`http://127.0.0.1:${at}/api/v2/frequencies`)).status).toBe(200);
+      // A new file renamed over the supervisor's own binary, as npm ci leaves node_modules/deno/deno.
+      copyFileSync(realDeno, `${supervisor.deno}.new`);
+      chmodSync(`${supervisor.deno}.new`, 0o755);
+      renameSync(`${supervisor.deno}.new`, supervisor.deno);
+      supervisor.child.kill("SIGHUP");
+      await vi.waitFor(() => expect(supervisor.output()).toMatch(/"event":"rolling_restart_(done|stopped)"/), { timeout: 120_000, interval: 50 });
+      expect(supervisor.output()).toContain('"event":"rolling_restart_done"');
+      expect(supervisor.output()).not.toContain("worker_spawn_failed");
+      expect(supervisor.child.exitCode).toBeNull();
+      for (const at of supervisor.ports) expect((await fetch(`http://127.0.0.1:${at}/api/v2/frequencies`)).status).toBe(200);
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      await supervisor.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("puts every worker of a rolling restart back on the release it ran when a later worker of the new one cannot start, and says so", async () => {
+    // Not under /dev/shm (the tests' usual scratch space): Deno resolves a path under /dev only with --allow-all.
+    const dir = mkdtempSync("/tmp/cadence-deploy-");
+    // Two releases behind a symlink, as release.sh lays them out: this checkout, and a copy of its
+    // code whose second worker exits at start.
+    const [first, second] = [join(dir, "first"), join(dir, "second")];
+    symlinkSync(root, first);
+    mkdirSync(second);
+    for (const path of ["functions", "supabase", "sql", "package.json"]) cpSync(join(root, path), join(second, path), { recursive: true });
+    symlinkSync(join(root, "node_modules"), join(second, "node_modules"));
+    const entry = join(second, "functions/api/index.ts");
+    writeFileSync(entry, `if (Deno.env.get("WORKER") === "2") throw new Error("a release whose second worker cannot start");\n${readFileSync(entry, "utf8")}`);
+    const current = join(dir, "current");
+    symlinkSync(first, current);
+    const supervisor = await supervised(current, dir);
+    try {
+      const before = supervisor.releases();
+      expect(before).toEqual([realpathSync(first), realpathSync(first)]);
+      rmSync(current);
+      symlinkSync(second, current);
+      supervisor.child.kill("SIGHUP");
+      await vi.waitFor(() => expect(readFileSync(join(dir, "rolling-restart"), "utf8")).toMatch(/^1 stopped /), { timeout: 240_000, interval: 50 });
+      expect(readFileSync(join(dir, "rolling-restart"), "utf8")).toBe(`1 stopped ${realpathSync(second)} worker 2 exited with 1 before it was ready; every worker is back on ${realpathSync(first)}\n`);
+      expect(supervisor.output()).toMatch(/"event":"rolling_restart_stopped","worker":2,/);
+      expect(supervisor.releases()).toEqual(before);
+      for (const at of supervisor.ports) expect((await fetch(`http://127.0.0.1:${at}/api/v2/frequencies`)).status).toBe(200);
+    } finally {
+      await supervisor.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });

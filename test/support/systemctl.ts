@@ -12,12 +12,15 @@
  *   (`ulimit -n`, or the hard limit where that is lower and cannot be raised), each `ExecStartPre=` in turn, then `ExecStart=` in a process group of its own, its
  *   output to `<unit>.log`; `$VAR` and `${VAR}` expanded from that environment. `User=`, `Group=`,
  *   the sandboxing and `AmbientCapabilities=` are not applied: the test's own user runs it.
- * - `reload <unit>`: each `ExecReload=`, with `$MAINPID` the started process.
+ * - `RuntimeDirectory=`: made under `SYSTEMCTL_RUN`, and named in `RUNTIME_DIRECTORY`, as systemd does.
+ * - `reload <unit>`: each `ExecReload=`, with `$MAINPID` the started process; failing as systemctl
+ *   does (status 1) when one fails.
+ * - `is-active [--quiet] <unit>`: status 0 when the unit it started still runs, 3 otherwise.
  * - `disable --now <unit>` of a unit it did not start (Debian's haproxy): nothing runs to stop.
  * - `stop <unit>...`: SIGTERM to the unit's process group, waiting until it is gone.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 
@@ -50,6 +53,11 @@ function assignments(text: string): Array<[string, string]> {
 
 function environmentOf(service: Map<string, string[]>): Record<string, string> {
   const environment: Record<string, string> = { ...process.env } as Record<string, string>;
+  const runtime = service.get("RuntimeDirectory")?.[0];
+  if (runtime) {
+    environment.RUNTIME_DIRECTORY = join(run, runtime);
+    mkdirSync(environment.RUNTIME_DIRECTORY, { recursive: true });
+  }
   for (const line of service.get("Environment") ?? []) for (const [key, value] of assignments(line)) environment[key] = value;
   for (const file of service.get("EnvironmentFile") ?? []) {
     const optional = file.startsWith("-");
@@ -101,7 +109,21 @@ function reload(name: string) {
   for (const step of service.get("ExecReload") ?? []) {
     const [line, options] = shell(expanded(step, environment), service, environment);
     const result = spawnSync("sh", ["-c", line], { ...options, stdio: "inherit" });
-    if (result.status !== 0) throw new Error(`${name}: ExecReload ${step} exited with ${result.status}`);
+    if (result.status !== 0) {
+      console.error(`Job for ${name} failed: ExecReload ${step} exited with ${result.status}`);
+      process.exit(1);
+    }
+  }
+}
+
+/** Whether the unit this started still runs. */
+function active(name: string): boolean {
+  if (!existsSync(pidFile(name))) return false;
+  try {
+    process.kill(Number(readFileSync(pidFile(name), "utf8")), 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -134,6 +156,8 @@ switch (command) {
   case "stop":
     for (const name of names) await stop(name);
     break;
+  case "is-active":
+    process.exit(names.every(active) ? 0 : 3);
   default:
     console.error(`systemctl (test/support/systemctl.ts): ${command} is not played here`);
     process.exit(1);
