@@ -73,7 +73,7 @@ describe("the systemd units (functions/production/*.service)", () => {
     expect(serviceOf("cadence-workers.service")).toMatch(/^ExecStart=\/usr\/bin\/env HOST=127\.0\.0\.1 /m);
   });
 
-  it(`score ${MOST_EXPOSURE} or less in systemd-analyze security, the score their own comments and the README give`, () => {
+  it(`score ${MOST_EXPOSURE.toFixed(1)} or less in systemd-analyze security, the score their own comments and the README give`, () => {
     const readme = readFileSync(`${PRODUCTION}README.md`, "utf8");
     for (const unit of UNITS) {
       const exposure = exposureOf(unit);
