@@ -10,7 +10,7 @@ import { childEnv } from "../support/child-env.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
 import { type RunningProxy, startProxy } from "../support/haproxy.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
-import { type RunningServer, startServer } from "../support/server.ts";
+import { freePortRange, type RunningServer, startServer } from "../support/server.ts";
 import { insertFleet, type Kiosk, layoutFleet, registerVenues } from "../simulate/fleet.ts";
 
 const DENO = new URL("../../node_modules/.bin/deno", import.meta.url).pathname;
@@ -258,12 +258,14 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
       await sql.end();
     }
     redis = await startRedis();
+    // Ports of their own (PORT + i - 1, ADMIN_PORT + i - 1), which the proxy follows.
+    const settings = { PORT: String(await freePortRange(2)), ADMIN_PORT: String(await freePortRange(2)), DENO_JOBS: "2" };
     workers = await startServer(
-      { DATABASE_URL: database.url, REDIS_URL: redis.url, CLIENT_IP_HEADER: "x-real-ip", DENO_JOBS: "2" },
+      { DATABASE_URL: database.url, REDIS_URL: redis.url, CLIENT_IP_HEADER: "x-real-ip", ...settings },
       undefined,
       { startScript: true, script: "start:workers", ulimit: { soft: DESCRIPTORS } },
     );
-    proxy = await startProxy(workers.workers!, DESCRIPTORS);
+    proxy = await startProxy(settings, DESCRIPTORS);
     // The workers answered through the proxy before any flood.
     expect((await send(proxy, SCHEDULE, nextKioskAddress())).status).toBe(200);
   });
