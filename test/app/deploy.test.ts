@@ -142,8 +142,7 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, deploy
     const { status, output } = run("systemctl enable --now cadence-workers");
     expect(status, output).toBe(0);
     await until(() => existsSync(join(dir, "run", "cadence-workers.service.log")) && supervisorLog().includes('"event":"workers_ready"'));
-    const workers = Array.from({ length: WORKERS }, (_, i) => ({ url: `http://127.0.0.1:${port + i}`, adminUrl: `http://127.0.0.1:${adminPort + i}`, pid: 0 }));
-    proxy = await startProxy(workers, 4096);
+    proxy = await startProxy({ PORT: String(port), ADMIN_PORT: String(adminPort), DENO_JOBS: String(WORKERS) }, 4096);
     expect(workerReleases()).toEqual(Array(WORKERS).fill(realpathSync(join(home, current()))));
   });
 

@@ -34,7 +34,6 @@ interface Moves {
   etc: string;
   units: string;
   run: string;
-  config: string;
   postgres: PostgresServer;
   redisUrl: string;
   proxyPort: number;
@@ -51,7 +50,7 @@ function moved(line: string, to: Moves): string {
     .replace("runuser -u postgres -- createdb ", `createdb ${postgres} `)
     .replace("127.0.0.1:5432", `127.0.0.1:${to.postgres.port}`)
     .replace("redis://127.0.0.1:6379", to.redisUrl)
-    // Ports of its own: 443 needs root and 8000/9000 may be another run's; the workers' follow PORT and ADMIN_PORT.
+    // Ports of its own: 443 needs root and 8000/9000 may be another run's; the workers and the proxy's servers follow PORT and ADMIN_PORT.
     .replace("CADENCE_PROXY_BIND=:443", `CADENCE_PROXY_BIND=127.0.0.1:${to.proxyPort}`)
     .replace("CLIENT_IP_HEADER=x-real-ip", `CLIENT_IP_HEADER=x-real-ip\nPORT=${to.port}\nADMIN_PORT=${to.adminPort}`)
     // The group `useradd` would have made.
@@ -92,7 +91,6 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, from a
       etc: join(dir, "etc-cadence"),
       units: join(dir, "systemd"),
       run: join(dir, "run"),
-      config: join(dir, "haproxy.cfg"),
       postgres: await startPostgresServer(),
       redisUrl: redis.url,
       proxyPort: await freePort(),
@@ -100,9 +98,6 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, from a
       adminPort: await freePortRange(2),
     };
     for (const path of [to.units, to.run]) mkdirSync(path);
-    // The shipped configuration with its server lines at the workers' ports (as test/support/haproxy.ts does).
-    writeFileSync(to.config, readFileSync(`${ROOT}/functions/production/haproxy.cfg`, "utf8").replace(/server w(\d+) 127\.0\.0\.1:\d+ port \d+/g, (_, n: string) =>
-      `server w${n} 127.0.0.1:${to.port + Number(n) - 1} port ${to.adminPort + Number(n) - 1}`));
     // `systemctl` played from the unit files (test/support/systemctl.ts).
     const bin = join(dir, "bin");
     mkdirSync(bin);
@@ -113,11 +108,10 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, from a
       SYSTEMCTL_UNITS: to.units,
       SYSTEMCTL_RUN: to.run,
       SYSTEMCTL_PATHS: JSON.stringify({
-        [`${ROOT}/functions/production/haproxy.cfg`]: to.config,
-        "/opt/cadence/current/functions/production/haproxy.cfg": to.config,
         "/opt/cadence/current": ROOT,
         "/etc/cadence": to.etc,
         "/run/cadence-proxy": to.run,
+        "/var/cache/cadence": join(dir, "deno-cache"),
       }),
     });
   });

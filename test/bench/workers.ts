@@ -6,7 +6,7 @@
 // server CPU is the workers'; HAProxy's (TLS included) is counted as the machine's other load.
 import { type RunningProxy, startProxy } from "../support/haproxy.ts";
 import { startRedis } from "../support/redis.ts";
-import { type RunningServer, startServer } from "../support/server.ts";
+import { freePortRange, type RunningServer, startServer } from "../support/server.ts";
 import { benchDatabase, copyDatabase } from "./database.ts";
 import { scenarios } from "./scenarios.ts";
 import { measureSideBySide, sideBySideTable } from "./side-by-side.ts";
@@ -33,13 +33,15 @@ export async function compareWorkers(counts = [1, 2]): Promise<void> {
       // A database each: neither reads what the other's requests wrote (sightings).
       const url = await copyDatabase(database, `bench_workers_${workers}`);
       // The proxy passes wrk's X-Forwarded-For on; the workers believe it from loopback (TRUST_PROXY).
+      // Ports of their own, which the proxy follows (PORT + i - 1, ADMIN_PORT + i - 1).
+      const settings = { PORT: String(await freePortRange(workers)), ADMIN_PORT: String(await freePortRange(workers)), DENO_JOBS: String(workers) };
       const server = await startServer(
-        { DATABASE_URL: url, REDIS_URL: redis.url, TRUST_PROXY: "true", DENO_JOBS: String(workers) },
+        { DATABASE_URL: url, REDIS_URL: redis.url, TRUST_PROXY: "true", ...settings },
         undefined,
         { startScript: true, script: "start:workers" },
       );
       servers.push(server);
-      const proxy = await startProxy(server.workers!, 20_000);
+      const proxy = await startProxy(settings, 20_000);
       proxies.push(proxy);
       progress(`${workers} worker(s) behind HAProxy at ${proxy.url}`);
       const client = Deno.createHttpClient({ caCerts: [proxy.certificate] });

@@ -80,14 +80,14 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
       await setup.close();
     }
     redis = await startRedis();
-    // Ports of their own, kept across a restart (PORT + i - 1, ADMIN_PORT + i - 1), as the proxy names them.
-    const [port, adminPort] = [await freePortRange(2), await freePortRange(2)];
+    // Ports of their own, kept across a restart (PORT + i - 1, ADMIN_PORT + i - 1), which the proxy follows.
+    const settings = { PORT: String(await freePortRange(2)), ADMIN_PORT: String(await freePortRange(2)), DENO_JOBS: "2" };
     workers = await startServer(
-      { DATABASE_URL: cluster.url, REDIS_URL: redis.url, CLIENT_IP_HEADER: "x-real-ip", DENO_JOBS: "2", PORT: String(port), ADMIN_PORT: String(adminPort) },
+      { DATABASE_URL: cluster.url, REDIS_URL: redis.url, CLIENT_IP_HEADER: "x-real-ip", ...settings },
       undefined,
       { startScript: true, script: "start:workers" },
     );
-    proxy = await startProxy(workers.workers!, 4096);
+    proxy = await startProxy(settings, 4096);
     expect((await send(proxy, SCHEDULE)).status).toBe(200);
   });
   afterAll(async () => {

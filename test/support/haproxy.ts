@@ -5,12 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnv } from "./child-env.ts";
 import { freePort } from "./postgres-server.ts";
-import type { RunningWorker } from "./server.ts";
 
 /** The command the docs give for a local certificate. */
 const LOCAL_CERTIFICATE = new URL("../../functions/production/local-certificate.sh", import.meta.url).pathname;
 /** The shipped configuration, as operators run it. */
 const CONFIG = new URL("../../functions/production/haproxy.cfg", import.meta.url).pathname;
+/** What writes its servers, as cadence-proxy.service runs it. */
+const SERVERS = new URL("../../functions/production/proxy-servers.sh", import.meta.url).pathname;
 
 /**
  * What the tests add to it: a line per connection on stderr, with the TLS handshake's time (`Th`,
@@ -34,28 +35,26 @@ export interface RunningProxy {
   stop(): Promise<void>;
 }
 
-/**
- * The shipped file's server lines (`server wN 127.0.0.1:<port> port <admin port>`) pointed at the
- * ports the test's workers took: worker N's API and admin listener. What they name by default
- * (8000 and 9000 up) another test run may hold.
- */
-function pointedAt(config: string, workers: RunningWorker[]): string {
-  return config.replace(/server w(\d+) 127\.0\.0\.1:\d+ port \d+/g, (line, n: string) => {
-    const worker = workers[Number(n) - 1];
-    return worker ? `server w${n} 127.0.0.1:${new URL(worker.url).port} port ${new URL(worker.adminUrl).port}` : line;
-  });
+/** What `npm run start:workers` was given, which places its workers: worker i on PORT + i - 1, checked on ADMIN_PORT + i - 1. */
+export interface WorkerSettings {
+  PORT: string;
+  ADMIN_PORT: string;
+  DENO_JOBS: string;
 }
 
 /**
- * Debian's haproxy running functions/production/haproxy.cfg in front of `workers` (those of
- * `npm run start:workers`, each checked on its admin listener), with a certificate for `localhost`
- * made by the docs' command (a leaf, not a CA), under `ulimit -n` of `descriptors`. It listens on `port`
- * of both loopbacks, 127.0.0.1 and ::1, so IPv6 clients reach it too.
+ * Debian's haproxy running functions/production/haproxy.cfg in front of the workers `npm run
+ * start:workers` runs with `workers` (each checked on its admin listener), with a certificate for
+ * `localhost` made by the docs' command (a leaf, not a CA), under `ulimit -n` of `descriptors`. Its
+ * servers are written as the unit writes them (proxy-servers.sh), from an environment file holding
+ * the workers' PORT and ADMIN_PORT, as an operator's /etc/cadence/cadence.env does. It listens on
+ * `port` of both loopbacks, 127.0.0.1 and ::1, so IPv6 clients reach it too.
  *
  * @example
- * const proxy = await startProxy(server.workers!, 1024);
+ * const settings = { PORT: String(await freePortRange(2)), ADMIN_PORT: String(await freePortRange(2)), DENO_JOBS: "2" };
+ * const proxy = await startProxy(settings, 1024);
  */
-export async function startProxy(workers: RunningWorker[], descriptors: number): Promise<RunningProxy> {
+export async function startProxy(workers: WorkerSettings, descriptors: number): Promise<RunningProxy> {
   const dir = mkdtempSync(join(tmpdir(), "cadence-haproxy-"));
   // The certificate operators make (functions/production/local-certificate.sh): a leaf for localhost.
   execFileSync("sh", [LOCAL_CERTIFICATE, "localhost", dir], { stdio: "ignore" });
@@ -63,13 +62,17 @@ export async function startProxy(workers: RunningWorker[], descriptors: number):
   const bundle = join(dir, "tls.pem");
   const port = await freePort();
   const shipped = readFileSync(CONFIG, "utf8");
-  if (!/^global\n/m.test(shipped) || !/^defaults\n/m.test(shipped)) throw new Error(`${CONFIG}: no global or defaults section to add logging to`);
+  if (!/^global\n/m.test(shipped) || !/^defaults cadence\n/m.test(shipped)) throw new Error(`${CONFIG}: no global or defaults section to add logging to`);
   const config = join(dir, "haproxy.cfg");
-  writeFileSync(config, pointedAt(shipped, workers).replace(/^global\n/m, `global\n${LOGGING.global}`).replace(/^defaults\n/m, `defaults\n${LOGGING.defaults}`));
+  writeFileSync(config, shipped.replace(/^global\n/m, `global\n${LOGGING.global}`).replace(/^defaults cadence\n/m, `defaults cadence\n${LOGGING.defaults}`));
+  const settings = join(dir, "workers.env");
+  writeFileSync(settings, `PORT=${workers.PORT}\nADMIN_PORT=${workers.ADMIN_PORT}\n`);
+  const servers = join(dir, "servers.cfg");
+  execFileSync("sh", [SERVERS, servers, settings], { env: childEnv({ CADENCE_WORKERS: workers.DENO_JOBS }), stdio: ["ignore", "ignore", "inherit"] });
   // To a file, not a pipe: HAProxy drops log lines a pipe's reader is too busy to take.
   const log = join(dir, "haproxy.log");
-  const child = spawn("sh", ["-c", `ulimit -Sn ${descriptors} && ulimit -Hn ${descriptors} && exec haproxy -db -f "$0" 2>"$1"`, config, log], {
-    env: childEnv({ CADENCE_PROXY_BIND: `127.0.0.1:${port},::1:${port}`, CADENCE_TLS_CERT: bundle, CADENCE_WORKERS: String(workers.length) }),
+  const child = spawn("sh", ["-c", `ulimit -Sn ${descriptors} && ulimit -Hn ${descriptors} && exec haproxy -db -f "$0" -f "$1" 2>"$2"`, config, servers, log], {
+    env: childEnv({ CADENCE_PROXY_BIND: `127.0.0.1:${port},::1:${port}`, CADENCE_TLS_CERT: bundle }),
     stdio: ["ignore", "pipe", "ignore"],
   });
   let printed = "";

@@ -11,7 +11,8 @@
  *   `Environment=` (the file's values winning, as systemd's do), `WorkingDirectory=`, `LimitNOFILE=`
  *   (`ulimit -n`, or the hard limit where that is lower and cannot be raised), each `ExecStartPre=` in turn, then `ExecStart=` in a process group of its own, its
  *   output to `<unit>.log`; `$VAR` and `${VAR}` expanded from that environment. `User=`, `Group=`,
- *   the sandboxing and `AmbientCapabilities=` are not applied: the test's own user runs it.
+ *   the sandboxing and `AmbientCapabilities=` are not applied: the test's own user runs it, so a
+ *   command's `+` (full privileges) changes nothing and is dropped.
  * - `RuntimeDirectory=`: made under `SYSTEMCTL_RUN`, and named in `RUNTIME_DIRECTORY`, as systemd does.
  * - `reload <unit>`: each `ExecReload=`, with `$MAINPID` the started process; failing as systemctl
  *   does (status 1) when one fails.
@@ -78,11 +79,11 @@ function environmentOf(service: Map<string, string[]>): Record<string, string> {
 const expanded = (line: string, environment: Record<string, string>) =>
   line.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, braced: string, bare: string) => environment[braced ?? bare] ?? "");
 
-/** Runs `line` through sh in the unit's directory, under its descriptor limit. */
+/** Runs `line` through sh in the unit's directory, under its descriptor limit; without its `+`, which the test's user has no use for. */
 function shell(line: string, service: Map<string, string[]>, environment: Record<string, string>) {
   const limit = service.get("LimitNOFILE")?.[0];
   const limits = limit ? `{ ulimit -n ${limit} 2>/dev/null || ulimit -n "$(ulimit -Hn)"; } && ` : "";
-  return [`${limits}exec ${line}`, { cwd: service.get("WorkingDirectory")?.[0], env: environment }] as const;
+  return [`${limits}exec ${line.replace(/^\+/, "")}`, { cwd: service.get("WorkingDirectory")?.[0], env: environment }] as const;
 }
 
 const pidFile = (name: string) => join(run, `${name}.pid`);
