@@ -48,9 +48,9 @@ const withoutServices = [
 
 /**
  * Files whose tests run one after another longest, longest first (a full run on 2 cores after
- * issue 58: proxy-floods 124 s, interrupted-first-start 84 s, entry 41 s).
+ * issue 58: proxy-floods 124 s, interrupted-first-start 84 s, deploy 83 s, entry 41 s).
  */
-const longest = ["test/hardening/proxy-floods.test.ts", "test/app/interrupted-first-start.test.ts", "test/app/entry.test.ts"];
+const longest = ["test/hardening/proxy-floods.test.ts", "test/app/interrupted-first-start.test.ts", "test/app/deploy.test.ts", "test/app/entry.test.ts"];
 
 /**
  * Vitest's order, with `longest` first in its project. Without a previous run's durations (a fresh
