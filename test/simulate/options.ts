@@ -23,8 +23,6 @@ export const RunOptions = z.object({
   timeoutSeconds: positive.default(10),
   /** Connections the kiosks' requests share to the server, as Supabase's gateway holds (gateway.ts). */
   connections: z.coerce.number().int().min(1).default(1000),
-  /** How long a request may wait for one of them before the gateway answers 503 itself, as HAProxy past its `timeout queue` (gateway.ts). */
-  gatewayQueueSeconds: positive.default(1),
   faults: z.boolean().default(false),
   registerVenues: z.boolean().default(false),
   workerLife: z.coerce.number().min(10, "at least 10 seconds: a new server process takes a few to start").optional(),
@@ -77,7 +75,6 @@ const FLAGS = {
   jitter: { type: "string", help: "--jitter S            each poll interval varies by up to this share, either way (0.1)" },
   "timeout-seconds": { type: "string", help: "--timeout-seconds S   a kiosk gives up on an answer after this long (10)" },
   connections: { type: "string", help: "--connections N       connections the kiosks' requests share to the server, as Supabase's gateway's (1000)" },
-  "gateway-queue-seconds": { type: "string", help: "--gateway-queue-seconds S  a request waiting this long for one of them is answered 503, Retry-After 5, by the gateway (1)" },
   faults: { type: "boolean", help: "--faults              restart the database, pause it 3 s, restart Redis, during the run" },
   json: { type: "string", help: "--json FILE           write the summary there (it is always printed)" },
   statements: { type: "string", help: "--statements FILE     write the database's 40 costliest statements there (pg_stat_statements), JSON lines" },

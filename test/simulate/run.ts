@@ -154,7 +154,7 @@ async function simulate(options: RunOptions): Promise<number> {
     })();
 
     const darkLedger = new DarkLedger();
-    const gateway = openGateway(options.connections, options.gatewayQueueSeconds * 1000);
+    const gateway = openGateway(options.connections);
     // Convergence: when the last kiosk booted (validated, named, served its first schedule), and the
     // CPU used until then, read at that moment.
     const booting = { expected: fleet.length + copies.length, booted: 0, at: null as number | null, cpu: undefined as Promise<Awaited<ReturnType<typeof cpuAt>>> | undefined };
@@ -333,7 +333,6 @@ async function simulate(options: RunOptions): Promise<number> {
         onConnection: tally.onConnection.summary(),
         simulatorLoopDelayMs: simulatorLag.map((ms) => round(ms ?? 0)),
         serverLoopDelayMs: serverLag.map((ms) => round(ms ?? 0)),
-        gatewayRefused: gateway.refused(),
         server: durations,
       },
       boot: {
@@ -354,7 +353,7 @@ async function simulate(options: RunOptions): Promise<number> {
     log(`requests the server shed as back-pressure (database_busy): at least ${shedInLogs(serverLogs)}; times it found the database unavailable: ${serverLogs.split('"event":"database_unavailable"').length - 1}`);
     for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);
     if (booting.booted < booting.expected) log(`unexpected: ${booting.expected - booting.booted} of ${booting.expected} kiosks never booted within the run`);
-    else log(`every kiosk booted by ${Math.round(booting.at! / 1000)} s; the server refused ${Object.values(durations.shed).reduce((a, b) => a + b, 0)} requests for overload, the gateway ${gateway.refused()}`);
+    else log(`every kiosk booted by ${Math.round(booting.at! / 1000)} s; the server refused ${Object.values(durations.shed).reduce((a, b) => a + b, 0)} requests for overload`);
     gateway.close();
     const text = JSON.stringify(Summary.parse(summary), null, 2);
     console.log(text);

@@ -40,8 +40,7 @@ const Spread = z.object({ p50: z.number(), p99: z.number(), max: z.number(), ove
  * kiosk measured, send to last byte; `gateway` the part of it spent waiting for one of the gateway's
  * connections (`--connections`), the simulation's own queue; `onConnection` the rest. The loop
  * delays are the most a 100 ms timer ran late in each minute, the simulator's and the server's
- * (its metrics): a wait the simulator's loop adds is in `kiosk`, not in `server`. `gatewayRefused`:
- * the 503s the gateway gave itself, past its queue's bound. `server` is the
+ * (its metrics): a wait the simulator's loop adds is in `kiosk`, not in `server`. `server` is the
  * server's own request-duration histogram summed over its series, and the requests its admission
  * control refused.
  */
@@ -51,8 +50,6 @@ export const Wait = z.object({
   onConnection: Spread,
   simulatorLoopDelayMs: z.array(z.number()),
   serverLoopDelayMs: z.array(z.number()),
-  /** Requests the gateway answered 503 itself after `--gateway-queue-seconds` without a connection (counted in `byStatus` as 503s). */
-  gatewayRefused: z.number().int(),
   server: z.object({
     requests: z.number(),
     atMost: z.record(z.string(), z.number()),
