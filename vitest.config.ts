@@ -31,6 +31,7 @@ const throughPooler = [
  * services (test/support/global-setup.ts), so one such file answers in a couple of seconds.
  */
 const withoutServices = [
+  "test/app/admission.test.ts",
   "test/app/bounded-map.test.ts",
   "test/app/config.test.ts",
   "test/app/ip-address.test.ts",

@@ -1,6 +1,7 @@
 // The edge entry: Supabase deploys this file as the function `api`, `npm start` runs it as is, and
 // `npm run start:workers` runs it once per worker process (functions/production/supervisor.ts).
 import { createApp } from "../app/app.ts";
+import { admissionFromConfig } from "../app/http/admission.ts";
 import { type AppFetch, timedFetch } from "../app/http/request-timing.ts";
 import { onEdgeRuntime } from "../app/edge-runtime.ts";
 import { configFromEnvironment, misspeltVariables } from "../app/environment.ts";
@@ -20,6 +21,9 @@ const config = configFromEnvironment();
 if (onEdgeRuntime()) {
   const runtime = await openRuntime(config, consoleLogger).catch(exitOnOperatorError);
   const app = createApp(runtime.deps);
+  // An isolate serves several requests at once: one that asks for more than it serves is told
+  // when to come back (http/admission.ts) rather than queued.
+  const admitted = admissionFromConfig((request, env) => app.fetch(request, env), config, consoleLogger);
   // Supabase's own server holds the connections and checks its workers: Deno.serve only hands
   // this worker its requests.
   const server = Deno.serve(
@@ -27,7 +31,7 @@ if (onEdgeRuntime()) {
       port: config.PORT,
       onListen: ({ port }) => consoleLogger("info", "listening", { port, ...runtime.describe }),
     },
-    (request, info) => app.fetch(request, { remoteAddr: info.remoteAddr.hostname }),
+    (request, info) => admitted.fetch(request, { remoteAddr: info.remoteAddr.hostname }),
   );
   const shutdown = async () => {
     await server.shutdown();
@@ -80,7 +84,12 @@ if (onEdgeRuntime()) {
   const runtime = await openRuntime(config, log, admin?.metrics).catch(exitOnOperatorError);
   admin?.attach(runtime);
   const app = createApp(runtime.deps);
-  const fetch: AppFetch = (request, env) => app.fetch(request, env);
+  // Overload is answered, not queued: past ADMISSION_LIMIT requests in flight and as many waiting
+  // ADMISSION_QUEUE_MS, a request gets 503 with Retry-After before any work (http/admission.ts).
+  // Timed around admission, so the request histogram counts the wait for a turn and the refusals.
+  const admitted = admissionFromConfig((request, env) => app.fetch(request, env), config, log, admin?.metrics.requestShed);
+  admin?.metrics.attachAdmission(admitted.use);
+  const fetch: AppFetch = admitted.fetch;
   const answer = admin ? timedFetch(fetch, admin.metrics.observeRequest) : fetch;
   const server = await listenOn(config.PORT, "PORT", () =>
     serveSelfHosted({

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ConfigError } from "./config-error.ts";
 import { DEFAULT_DEADLINE_MS } from "./db/database.ts";
+import { DEFAULT_ADMISSION_LIMIT, DEFAULT_ADMISSION_QUEUE_MS } from "./http/admission.ts";
 import { ClientIpHeader } from "./http/client-ip.ts";
 import { TrustedProxies } from "./http/trusted-proxies.ts";
 import { canonicalIp } from "./ip-address.ts";
@@ -101,6 +102,17 @@ export const configSchema = z
     SUPABASE_DB_URL: postgresUrl,
     /** The most a request waits on the database (milliseconds) before it is answered without it. */
     DATABASE_DEADLINE_MS: milliseconds(100, 60_000).default(DEFAULT_DEADLINE_MS),
+    /**
+     * Requests one process works on at once (http/admission.ts); more wait for a turn, at most as
+     * many as this, for at most ADMISSION_QUEUE_MS, and beyond either are answered 503 with Retry-After.
+     */
+    ADMISSION_LIMIT: z.coerce
+      .number({ message: "must be a whole number of requests, at least 1" })
+      .int({ message: "must be a whole number of requests, at least 1" })
+      .min(1, { message: "must be a whole number of requests, at least 1" })
+      .default(DEFAULT_ADMISSION_LIMIT),
+    /** The longest a request waits for its turn (milliseconds) before it is answered 503 with Retry-After. */
+    ADMISSION_QUEUE_MS: milliseconds(1, 10_000).default(DEFAULT_ADMISSION_QUEUE_MS),
     /** How long the catalogue is served from memory (milliseconds): how soon a catalogue edit reaches kiosks. */
     CATALOGUE_TTL_MS: milliseconds(0, 300_000).default(5_000),
     /** How often kiosk sightings are written (milliseconds): how soon kiosk_status shows a call. */

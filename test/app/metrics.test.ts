@@ -34,6 +34,9 @@ const FAMILIES = [
   "cadence_kiosks_online",
   "cadence_kiosks_dark",
   "cadence_event_loop_delay_max_seconds",
+  "cadence_requests_in_flight",
+  "cadence_requests_waiting",
+  "cadence_requests_shed_total",
   "process_resident_memory_bytes",
   "process_cpu_seconds_total",
 ];

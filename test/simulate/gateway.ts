@@ -49,12 +49,14 @@ export function openGateway(connections: number) {
   }
 
   return {
-    /** `fetch` through the pool: the body is read before the slot is given back. */
-    async fetch(url: string, init: RequestInit & { signal?: AbortSignal }): Promise<{ response: Response; body: string }> {
+    /** `fetch` through the pool: the body is read before the slot is given back; `waitedMs` is the wait for the slot. */
+    async fetch(url: string, init: RequestInit & { signal?: AbortSignal }): Promise<{ response: Response; body: string; waitedMs: number }> {
+      const asked = performance.now();
       await acquire(init.signal);
+      const waitedMs = performance.now() - asked;
       try {
         const response = await fetch(url, { ...init, client });
-        return { response, body: await response.text() };
+        return { response, body: await response.text(), waitedMs };
       } finally {
         release();
       }

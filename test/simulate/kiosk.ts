@@ -21,6 +21,8 @@ export interface KioskContext {
   endAt: number;
   tally: Tally;
   ledger: ChangeLedger;
+  /** Told once of each kiosk booted: validated, named and served its first schedule. */
+  booted(): void;
   /** When the fleet's dark kiosks stop calling, and where what they did is kept; absent: none goes dark. */
   dark?: { window: DarkWindow; ledger: DarkLedger };
 }
@@ -37,8 +39,9 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   const sentAt = context.now();
   let response: Response;
   let body: string;
+  let waitedMs: number;
   try {
-    ({ response, body } = await context.gateway.fetch(context.baseUrl + path, { ...init, headers, signal: AbortSignal.timeout(context.timeoutMs) }));
+    ({ response, body, waitedMs } = await context.gateway.fetch(context.baseUrl + path, { ...init, headers, signal: AbortSignal.timeout(context.timeoutMs) }));
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     const problem = timedOut ? `no answer within ${context.timeoutMs} ms` : String(error);
@@ -47,7 +50,7 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   }
   const answeredAt = context.now();
   const reading = readAnswer(asked, { status: response.status, headers: response.headers, body });
-  context.tally.record(asked.route, sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`, answerBytes(response, body));
+  context.tally.record(asked.route, sentAt, String(response.status), answeredAt - sentAt, reading.problem && `${asked.route}: ${reading.problem}`, answerBytes(response, body), waitedMs);
   const stale = response.headers.has("age");
   if (stale) context.tally.stale++;
   if (reading.version !== undefined && response.status === 200) context.ledger.served(kiosk.key, reading.version, answeredAt);
@@ -108,6 +111,7 @@ export async function runKiosk(kiosk: Kiosk, bootAt: number, context: KioskConte
     ? `/api/v2/schedule?email=${encodeURIComponent(kiosk.email)}&licenseKey=${key}`
     : `/api/v2/licenses/${key}/schedule`;
   let etag: string | undefined;
+  let booted = false;
   const dark = kiosk.dark ? context.dark : undefined;
   while (context.now() < context.endAt) {
     if (dark && context.now() >= dark.window.from && context.now() < dark.window.until) {
@@ -121,6 +125,10 @@ export async function runKiosk(kiosk: Kiosk, bootAt: number, context: KioskConte
     if (reading.retryAfter !== undefined) {
       await wait(context, reading.retryAfter * 1000);
       continue;
+    }
+    if (!booted && reading.problem === undefined) {
+      booted = true;
+      context.booted();
     }
     if (!kiosk.legacy && reading.version !== undefined) etag = `"${reading.version}"`;
     await wait(context, context.pollMs * (1 + context.jitter * (2 * Math.random() - 1)));

@@ -55,7 +55,9 @@ export async function startProduction(prepare: (sql: postgres.Sql) => Promise<vo
     let redis: RedisServer = await startRedis();
     stops.push(() => redis.stop());
     const redisPort = Number(new URL(redis.url).port);
-    const env = { SUPABASE_DB_URL: pooler.through(url), REDIS_URL: redis.url, CLIENT_IP_HEADER: "cf-connecting-ip" };
+    // An admin listener of its own (ADMIN_PORT 0: a free port), for the server's own request
+    // durations and event-loop delay beside what the kiosks measure.
+    const env = { SUPABASE_DB_URL: pooler.through(url), REDIS_URL: redis.url, CLIENT_IP_HEADER: "cf-connecting-ip", ADMIN_PORT: "0" };
     const running = new Set([await startServer(env)]);
     stops.push(() => Promise.all([...running].map((server) => server.stop())));
     const production: Production = {

@@ -13,6 +13,7 @@ import { type CorpusOptions, type CostOptions, parseOptions, type RunOptions, US
 import { costProfiles } from "./cost.ts";
 import { DarkLedger, darkWindow, judgeAlerts, prepareAlerts, runPasses, zoneForTenOClock } from "./dark-kiosks.ts";
 import { injectFaults } from "./faults.ts";
+import { loopDelayMs, serverDurations } from "./server-metrics.ts";
 import { openGateway } from "./gateway.ts";
 import { insertFleet, layoutFleet, registerVenues } from "./fleet.ts";
 import { runKiosk } from "./kiosk.ts";
@@ -154,10 +155,32 @@ async function simulate(options: RunOptions): Promise<number> {
 
     const darkLedger = new DarkLedger();
     const gateway = openGateway(options.connections);
+    // Convergence: when the last kiosk booted (validated, named, served its first schedule), and the
+    // CPU used until then, read at that moment.
+    const booting = { expected: fleet.length + copies.length, booted: 0, at: null as number | null, cpu: undefined as Promise<Awaited<ReturnType<typeof cpuAt>>> | undefined };
     const context = {
       baseUrl: production.server.url, pollMs, jitter: options.jitter, timeoutMs: options.timeoutSeconds * 1000, gateway, now, endAt: runMs, tally, ledger,
       dark: window && { window, ledger: darkLedger },
+      booted() {
+        booting.booted++;
+        if (booting.booted < booting.expected) return;
+        booting.at = now();
+        booting.cpu = cpuAt();
+      },
     };
+    // How late the simulator's own event loop runs a 100 ms timer, the most in each minute: the part
+    // of a kiosk's measured wait that is the simulator's, not the server's.
+    const simulatorLag: number[] = [];
+    let lagExpected = performance.now() + 100;
+    const lagTimer = setInterval(() => {
+      const at = performance.now();
+      const minute = Math.floor(now() / MINUTE_MS);
+      simulatorLag[minute] = Math.max(simulatorLag[minute] ?? 0, at - lagExpected);
+      lagExpected = at + 100;
+    }, 100);
+    // The server's own: its event loop's delay, read from its metrics every CONNECTIONS_EVERY_MS.
+    const serverLag: number[] = [];
+    const scrape = () => fetch(`${production.server.adminUrl}/metrics`).then((response) => response.text());
     if (window && options.perAddress.high * (60 / options.pollSeconds) > 10) {
       // A kiosk refused (429) sends no sighting: one starved of answers for the threshold looks dark.
       log(`venues of up to ${options.perAddress.high} kiosks polling every ${options.pollSeconds} s exceed 10 calls a minute per address: rate-limited kiosks may be reported dark (supabase/README.md, kiosks per venue address)`);
@@ -198,6 +221,9 @@ async function simulate(options: RunOptions): Promise<number> {
         const current = await meters.connections().catch(() => peak);
         peak.toPooler = Math.max(peak.toPooler, current.toPooler);
         peak.toDatabase = Math.max(peak.toDatabase, current.toDatabase);
+        const lag = await scrape().then(loopDelayMs, () => 0);
+        const minute = Math.floor(now() / MINUTE_MS);
+        serverLag[minute] = Math.max(serverLag[minute] ?? 0, lag);
         await sleep(CONNECTIONS_EVERY_MS);
       }
     })();
@@ -231,6 +257,9 @@ async function simulate(options: RunOptions): Promise<number> {
     const last = await meters.read();
     counting = false;
     await counted;
+    clearInterval(lagTimer);
+    const durations = serverDurations(await scrape());
+    const bootCpu = await booting.cpu;
 
     const changes = ledger.count();
     if (changes.seenInTime < changes.made) {
@@ -282,7 +311,7 @@ async function simulate(options: RunOptions): Promise<number> {
       byRoute: tally.byRoute,
       byMinute,
       cores: cpus().length,
-      unexpected: tally.unexpected + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed + seats.falseFlags +
+      unexpected: tally.unexpected + (booting.booted < booting.expected ? booting.expected - booting.booted : 0) + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed + seats.falseFlags +
         seatPatternFlags.length,
       latencyMs: tally.latencyMs(),
       changes,
@@ -298,12 +327,33 @@ async function simulate(options: RunOptions): Promise<number> {
       peakConnections: { ...peak, toServer: gateway.most() },
       alerts,
       seats,
+      wait: {
+        kiosk: tally.latencies.summary(),
+        gateway: tally.gatewayWaits.summary(),
+        onConnection: tally.onConnection.summary(),
+        simulatorLoopDelayMs: simulatorLag.map((ms) => round(ms ?? 0)),
+        serverLoopDelayMs: serverLag.map((ms) => round(ms ?? 0)),
+        server: durations,
+      },
+      boot: {
+        kiosks: booting.expected,
+        booted: booting.booted,
+        convergedSeconds: booting.at === null ? null : round(booting.at / 1000),
+        cpuSeconds: bootCpu && {
+          server: round(bootCpu.server - cpuReadings[0].server),
+          simulator: round(bootCpu.simulator - cpuReadings[0].simulator),
+          database: round(bootCpu.database - cpuReadings[0].database),
+          machine: round(bootCpu.machine - cpuReadings[0].machine),
+        },
+      },
       ...(seatPatterns ? { seatPatterns } : {}),
     };
     log(`answers from the last known good (with Age) while the database was away: ${tally.stale}`);
     const serverLogs = production.server.logs();
     log(`requests the server shed as back-pressure (database_busy): at least ${shedInLogs(serverLogs)}; times it found the database unavailable: ${serverLogs.split('"event":"database_unavailable"').length - 1}`);
     for (const [kind, examples] of tally.examples) log(`unexpected: ${kind}: e.g. ${examples.join(" | ")}`);
+    if (booting.booted < booting.expected) log(`unexpected: ${booting.expected - booting.booted} of ${booting.expected} kiosks never booted within the run`);
+    else log(`every kiosk booted by ${Math.round(booting.at! / 1000)} s; the server refused ${Object.values(durations.shed).reduce((a, b) => a + b, 0)} requests for overload`);
     gateway.close();
     const text = JSON.stringify(Summary.parse(summary), null, 2);
     console.log(text);

@@ -32,6 +32,45 @@ export const Minute = z.object({
 });
 export type Minute = z.infer<typeof Minute>;
 
+/** Durations in ms: p50 and p99 (nearest rank), the largest, and how many were over 2 s (tally.ts). */
+const Spread = z.object({ p50: z.number(), p99: z.number(), max: z.number(), overBound: z.number().int() });
+
+/**
+ * Where an answer's time went (issue 59: every request answered within 2 s). `kiosk` is what the
+ * kiosk measured, send to last byte; `gateway` the part of it spent waiting for one of the gateway's
+ * connections (`--connections`), the simulation's own queue; `onConnection` the rest. The loop
+ * delays are the most a 100 ms timer ran late in each minute, the simulator's and the server's
+ * (its metrics): a wait the simulator's loop adds is in `kiosk`, not in `server`. `server` is the
+ * server's own request-duration histogram summed over its series, and the requests its admission
+ * control refused.
+ */
+export const Wait = z.object({
+  kiosk: Spread,
+  gateway: Spread,
+  onConnection: Spread,
+  simulatorLoopDelayMs: z.array(z.number()),
+  serverLoopDelayMs: z.array(z.number()),
+  server: z.object({
+    requests: z.number(),
+    atMost: z.record(z.string(), z.number()),
+    p50Within: z.string(),
+    p99Within: z.string(),
+    shed: z.record(z.string(), z.number()),
+  }),
+});
+
+/**
+ * The fleet's boot: kiosks that validated, set their name and were served their first schedule,
+ * when the last did (seconds from the run's start; null if some never did), and the CPU seconds
+ * each part used from the start until then.
+ */
+export const Boot = z.object({
+  kiosks: z.number().int(),
+  booted: z.number().int(),
+  convergedSeconds: z.number().nullable(),
+  cpuSeconds: z.object({ server: z.number(), simulator: z.number(), database: z.number(), machine: z.number() }).optional(),
+});
+
 /**
  * The summary `npm run simulate -- --json FILE` writes (issue 26). `byStatus` counts answers per
  * status code, and requests that got none as `timeout` (no answer within the kiosk's timeout) or
@@ -85,6 +124,10 @@ export const Summary = z.object({
     falseAlerts: z.number().int(),
     emails: z.number().int(),
   }).optional(),
+  /** Where the answers' time went (`Wait`); absent in older summaries. */
+  wait: Wait.optional(),
+  /** The fleet's boot and when it converged (`Boot`); absent in older summaries. */
+  boot: Boot.optional(),
   /** The seat checks (`--copied-share`, seats.ts): copies found, how soon after the second device started, false flags; absent in older summaries. */
   seats: z.object({
     copiedShare: z.number(),

@@ -1,5 +1,6 @@
 import process from "node:process";
 import { Counter, Gauge, Registry } from "prom-client";
+import type { AdmissionUse, ShedReason } from "../http/admission.ts";
 import type { RequestObserver } from "../http/request-timing.ts";
 import type { RuntimeObservers, RuntimeUsage } from "../runtime.ts";
 import type { FleetCounts } from "./fleet-gauges.ts";
@@ -14,6 +15,10 @@ export interface WorkerMetrics extends RuntimeObservers {
   observeRequest: RequestObserver;
   /** Reads the runtime's parts at each scrape, from now on. */
   attach(usage: RuntimeUsage): void;
+  /** A request refused by admission control (http/admission.ts), and why. */
+  requestShed(reason: ShedReason): void;
+  /** Reads admission's requests in flight and waiting at each scrape, from now on. */
+  attachAdmission(use: () => AdmissionUse): void;
   /** Reports the fleet's counts (fleet-gauges.ts), which only one worker of a machine reads. */
   attachFleet(read: () => Promise<FleetCounts | undefined>): void;
   /** The Prometheus text exposition. */
@@ -48,6 +53,12 @@ export function workerMetrics(): WorkerMetrics {
   const unavailable = new Counter({
     name: "cadence_database_statements_unavailable_total",
     help: "Statements that failed because the database was unreachable or past its deadline, or refused at once while it was marked unavailable.",
+    registers,
+  });
+  const requestsShed = new Counter({
+    name: "cadence_requests_shed_total",
+    help: "Requests answered 503 with Retry-After by admission control before any work (http/admission.ts): every turn taken and ADMISSION_LIMIT waiting (full), no turn within ADMISSION_QUEUE_MS (waited), or the event loop running ADMISSION_QUEUE_MS behind (behind).",
+    labelNames: ["reason"],
     registers,
   });
   const limiterErrors = new Counter({
@@ -108,6 +119,11 @@ export function workerMetrics(): WorkerMetrics {
       );
     }
     readGauge("cadence_kiosk_sightings_held", "Kiosk sightings this worker holds for its next write (written every few seconds, kept through an outage).", usage.sightingsHeld);
+  }
+
+  function attachAdmission(use: () => AdmissionUse) {
+    readGauge("cadence_requests_in_flight", "Requests this worker works on now; at most ADMISSION_LIMIT.", () => use().inFlight);
+    readGauge("cadence_requests_waiting", "Requests waiting for a turn (http/admission.ts); each is answered 503 once it has waited ADMISSION_QUEUE_MS.", () => use().waiting);
   }
 
   /** The fleet's counts: fleet-gauges.ts keeps them for a while, so one read serves every gauge below. */
@@ -173,6 +189,8 @@ export function workerMetrics(): WorkerMetrics {
     databaseFailed: (kind) => (kind === "busy" ? shed : unavailable).inc(),
     limiterUnavailable: (rule) => limiterErrors.inc({ rule }),
     attach: attachUsage,
+    requestShed: (reason) => requestsShed.inc({ reason }),
+    attachAdmission,
     attachFleet,
     scrape: () => registry.metrics(),
     contentType: registry.contentType,
