@@ -46,6 +46,8 @@ export const failures = {
   // The signed lifecycle calls (automations/): not in the contract, which names only onboarding.
   // unknown_license (404) and name_taken (409) keep the contract's words for the same facts.
   license_key_invalid: [400, { message: "license_key must be a license key of the form XXXX-XXXX-XXXX-XXXX (A-Z, 0-9)" }],
+  account_email_required: [400, { message: "account_email is required" }],
+  account_email_invalid: [400, { message: "account_email must be a valid e-mail address of at most 254 characters" }],
   new_email_required: [400, { message: "new_email is required" }],
   new_email_invalid: [400, { message: "new_email must be a valid e-mail address of at most 254 characters" }],
   unknown_account: [404, { message: "unknown_account" }],

@@ -310,7 +310,7 @@ describe("POST /api/v2/automations/move/key", () => {
   it("moves a key to another account: it validates with that account's e-mail, not the old one", async () => {
     const from = await accountWithKey();
     const to = await accountWithKey();
-    await expectAnswer(await call(MOVE.path, { license_key: from.key, email: ` ${to.email.toUpperCase()} ` }), 200, {
+    await expectAnswer(await call(MOVE.path, { license_key: from.key, account_email: ` ${to.email.toUpperCase()} ` }), 200, {
       success: true,
       message: "license key moved",
       changed: true,
@@ -322,36 +322,45 @@ describe("POST /api/v2/automations/move/key", () => {
 
   it("answers a key already in that account 200 with changed false", async () => {
     const { key, email, accountId } = await accountWithKey();
-    await expectAnswer(await call(MOVE.path, { license_key: key, email }), 200, { success: true, message: "license key moved", changed: false, user_id: accountId });
+    await expectAnswer(await call(MOVE.path, { license_key: key, account_email: email }), 200, { success: true, message: "license key moved", changed: false, user_id: accountId });
   });
 
   it("answers an account that does not exist 404 unknown_account, creating none", async () => {
     const { key, accountId } = await accountWithKey();
     const nobody = newEmail("nobody");
-    await expectAnswer(await call(MOVE.path, { license_key: key, email: nobody }), 404, { message: "unknown_account" });
+    await expectAnswer(await call(MOVE.path, { license_key: key, account_email: nobody }), 404, { message: "unknown_account" });
     expect(await db.query("select 1 from public.accounts where email = $1", [nobody])).toEqual([]);
     expect((await db.query<{ belongs_to: string }>("select belongs_to from public.license_keys where key = $1", [key]))[0].belongs_to).toBe(accountId);
   });
 
   it("answers an unknown key 404 unknown_license", async () => {
     const to = await accountWithKey();
-    await expectAnswer(await call(MOVE.path, { license_key: "NONE-0000-0000-0000", email: to.email }), 404, { message: "unknown_license" });
+    await expectAnswer(await call(MOVE.path, { license_key: "NONE-0000-0000-0000", account_email: to.email }), 404, { message: "unknown_license" });
   });
 
   it("answers 409 name_taken when the other account has a kiosk of the same system name, moving nothing", async () => {
     const from = await accountWithKey({ systemName: "Front Desk" });
     const to = await accountWithKey({ systemName: "front desk" });
-    await expectAnswer(await call(MOVE.path, { license_key: from.key, email: to.email }), 409, { message: "name_taken" });
+    await expectAnswer(await call(MOVE.path, { license_key: from.key, account_email: to.email }), 409, { message: "name_taken" });
     expect((await validate(from.key, from.email)).status).toBe(200);
   });
 
   it("answers bad input 400: no key, no e-mail, an invalid e-mail", async () => {
     const { key } = await accountWithKey();
-    await expectAnswer(await call(MOVE.path, { email: "a@example.com" }), 400, { message: "license_key is required" });
-    await expectAnswer(await call(MOVE.path, { license_key: key }), 400, { message: "email is required" });
-    await expectAnswer(await call(MOVE.path, { license_key: key, email: "not an e-mail" }), 400, {
-      message: "email must be a valid e-mail address of at most 254 characters",
+    await expectAnswer(await call(MOVE.path, { account_email: "a@example.com" }), 400, { message: "license_key is required" });
+    await expectAnswer(await call(MOVE.path, { license_key: key }), 400, { message: "account_email is required" });
+    await expectAnswer(await call(MOVE.path, { license_key: key, email: "a@example.com" }), 400, { message: "account_email is required" });
+    await expectAnswer(await call(MOVE.path, { license_key: key, account_email: "not an e-mail" }), 400, {
+      message: "account_email must be a valid e-mail address of at most 254 characters",
     });
+  });
+
+  it("is no onboarding: the same signed Standard Webhooks bytes sent to onboarding are bad input there, creating nothing", async () => {
+    const from = await accountWithKey();
+    const to = await accountWithKey();
+    const init = standard({ license_key: from.key, account_email: to.email });
+    await expectAnswer(await request(ONBOARDING_PATH, init), 400, { message: "email is required" });
+    expect((await request(MOVE.path, init)).status).toBe(200);
   });
 
   it("replays a retry of an id, and refuses its id with another target (422)", async () => {
@@ -359,9 +368,9 @@ describe("POST /api/v2/automations/move/key", () => {
     const to = await accountWithKey();
     const other = await accountWithKey();
     const id = crypto.randomUUID();
-    const first = await (await call(MOVE.path, { license_key: from.key, email: to.email }, { idempotencyKey: id })).text();
-    expect(await (await call(MOVE.path, { license_key: from.key, email: to.email }, { idempotencyKey: id })).text()).toBe(first);
-    expect((await call(MOVE.path, { license_key: from.key, email: other.email }, { idempotencyKey: id })).status).toBe(422);
+    const first = await (await call(MOVE.path, { license_key: from.key, account_email: to.email }, { idempotencyKey: id })).text();
+    expect(await (await call(MOVE.path, { license_key: from.key, account_email: to.email }, { idempotencyKey: id })).text()).toBe(first);
+    expect((await call(MOVE.path, { license_key: from.key, account_email: other.email }, { idempotencyKey: id })).status).toBe(422);
     expect((await validate(from.key, to.email)).status).toBe(200);
   });
 });
@@ -370,7 +379,7 @@ describe("POST /api/v2/automations/change/email", () => {
   it("changes the e-mail: validation and onboarding then go with the new e-mail, and the old one is refused", async () => {
     const { key, email, accountId } = await accountWithKey();
     const renamed = newEmail("renamed");
-    await expectAnswer(await call(CHANGE_EMAIL.path, { email: email.toUpperCase(), new_email: ` ${renamed.toUpperCase()} ` }), 200, {
+    await expectAnswer(await call(CHANGE_EMAIL.path, { account_email: email.toUpperCase(), new_email: ` ${renamed.toUpperCase()} ` }), 200, {
       success: true,
       message: "account e-mail changed",
       changed: true,
@@ -389,7 +398,7 @@ describe("POST /api/v2/automations/change/email", () => {
     const unlinked = newKeyText();
     await db.query("insert into public.license_keys (key, account_id, email) values ($1, null, $2)", [unlinked, email]);
     const renamed = newEmail("renamed");
-    expect((await call(CHANGE_EMAIL.path, { email, new_email: renamed })).status).toBe(200);
+    expect((await call(CHANGE_EMAIL.path, { account_email: email, new_email: renamed })).status).toBe(200);
     expect((await db.query<{ belongs_to: string }>("select belongs_to from public.license_keys where key = $1", [unlinked]))[0].belongs_to).toBe(accountId);
     expect((await validate(unlinked, renamed)).status).toBe(200);
   });
@@ -397,26 +406,26 @@ describe("POST /api/v2/automations/change/email", () => {
   it("answers an e-mail another account has 409 email_taken, changing nothing", async () => {
     const one = await accountWithKey();
     const two = await accountWithKey();
-    await expectAnswer(await call(CHANGE_EMAIL.path, { email: one.email, new_email: two.email.toUpperCase() }), 409, { message: "email_taken" });
+    await expectAnswer(await call(CHANGE_EMAIL.path, { account_email: one.email, new_email: two.email.toUpperCase() }), 409, { message: "email_taken" });
     expect((await validate(one.key, one.email)).status).toBe(200);
   });
 
   it("answers the same e-mail 200 with changed false", async () => {
     const { email, accountId } = await accountWithKey();
-    await expectAnswer(await call(CHANGE_EMAIL.path, { email, new_email: email }), 200, { success: true, message: "account e-mail changed", changed: false, user_id: accountId });
+    await expectAnswer(await call(CHANGE_EMAIL.path, { account_email: email, new_email: email }), 200, { success: true, message: "account e-mail changed", changed: false, user_id: accountId });
   });
 
   it("answers an unknown account 404 unknown_account", async () => {
-    await expectAnswer(await call(CHANGE_EMAIL.path, { email: newEmail("nobody"), new_email: newEmail() }), 404, { message: "unknown_account" });
+    await expectAnswer(await call(CHANGE_EMAIL.path, { account_email: newEmail("nobody"), new_email: newEmail() }), 404, { message: "unknown_account" });
   });
 
   it("answers bad input 400: no e-mail, no new e-mail, an invalid new e-mail", async () => {
-    await expectAnswer(await call(CHANGE_EMAIL.path, { new_email: "a@example.com" }), 400, { message: "email is required" });
-    await expectAnswer(await call(CHANGE_EMAIL.path, { email: "a@example.com" }), 400, { message: "new_email is required" });
-    await expectAnswer(await call(CHANGE_EMAIL.path, { email: "a@example.com", new_email: "a@b" }), 400, {
+    await expectAnswer(await call(CHANGE_EMAIL.path, { new_email: "a@example.com" }), 400, { message: "account_email is required" });
+    await expectAnswer(await call(CHANGE_EMAIL.path, { account_email: "a@example.com" }), 400, { message: "new_email is required" });
+    await expectAnswer(await call(CHANGE_EMAIL.path, { account_email: "a@example.com", new_email: "a@b" }), 400, {
       message: "new_email must be a valid e-mail address of at most 254 characters",
     });
-    await expectAnswer(await call(CHANGE_EMAIL.path, { email: "a@example.com", new_email: "a\u202e@example.com" }), 400, {
+    await expectAnswer(await call(CHANGE_EMAIL.path, { account_email: "a@example.com", new_email: "a\u202e@example.com" }), 400, {
       message: "new_email must be a valid e-mail address of at most 254 characters",
     });
   });
@@ -445,7 +454,7 @@ describe("POST /api/v2/automations/resend/license-email", () => {
   it("sends to the account's e-mail now, after an e-mail change", async () => {
     const { key, email } = await accountWithKey();
     const renamed = newEmail("renamed");
-    expect((await call(CHANGE_EMAIL.path, { email, new_email: renamed })).status).toBe(200);
+    expect((await call(CHANGE_EMAIL.path, { account_email: email, new_email: renamed })).status).toBe(200);
     const before = mail.sent.length;
     expect((await call(RESEND.path, { license_key: key })).status).toBe(200);
     expect(mail.sent.slice(before).map((message) => message.to)).toEqual([renamed]);
@@ -523,7 +532,7 @@ describe("the same rules through the Data API: an account holder does none of th
     const to = await accountWithKey();
     const newUser = "e1000000-0000-4000-8000-000000000002";
     await db.query("update public.accounts set auth_user_id = $1 where id = $2", [newUser, to.accountId]);
-    expect((await call(MOVE.path, { license_key: holder.key, email: to.email })).status).toBe(200);
+    expect((await call(MOVE.path, { license_key: holder.key, account_email: to.email })).status).toBe(200);
     expect(await asHolder("select key from public.license_keys")).toEqual([]);
     expect(await asHolder("select key from public.license_keys order by key", newUser)).toEqual([{ key: holder.key }, { key: to.key }].sort((a, b) => a.key.localeCompare(b.key)));
   });

@@ -260,7 +260,7 @@ export interface paths {
         put?: never;
         /**
          * Signed call: move a license key to another existing account
-         * @description From then on the key belongs to the account of `email`: its kiosk validates with that e-mail (the old one is refused), and it is served that account's proclamations and schedule; a schedule of the key's own moves with it. The account must exist (404 `unknown_account`): a move never creates one; onboard it first. A key already in that account answers 200 with `changed: false`. 409 `name_taken` when a kiosk of that account already has this kiosk's system name (regardless of case): nothing moved.
+         * @description From then on the key belongs to the account of `account_email`: its kiosk validates with that e-mail (the old one is refused), and it is served that account's proclamations and schedule; a schedule of the key's own moves with it. The account must exist (404 `unknown_account`): a move never creates one; onboard it first. A key already in that account answers 200 with `changed: false`. 409 `name_taken` when a kiosk of that account already has this kiosk's system name (regardless of case): nothing moved.
          */
         post: operations["moveKey"];
         delete?: never;
@@ -482,7 +482,7 @@ export interface components {
              * @description The e-mail of the account the key moves to (trimmed, compared regardless of case). The account must exist: onboarding creates accounts, a move never does
              * @example demo@example.com
              */
-            email: string;
+            account_email: string;
         };
         ChangeEmailRequest: {
             /**
@@ -490,7 +490,7 @@ export interface components {
              * @description The account's e-mail now (trimmed, compared regardless of case)
              * @example demo@example.com
              */
-            email: string;
+            account_email: string;
             /**
              * Format: email
              * @description Its new e-mail, stored trimmed and lower-cased; no other account may have it

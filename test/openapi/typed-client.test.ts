@@ -212,7 +212,7 @@ describe("a typed client generated from the served document (openapi-typescript 
     moveKey: {
       does: "moves a key to another account through a signed lifecycle call",
       async call() {
-        const done = await client.POST("/api/v2/automations/move/key", await lifecycle("/api/v2/automations/move/key", { license_key: "DEMO-0000-0000-0005", email: "other@example.com" }));
+        const done = await client.POST("/api/v2/automations/move/key", await lifecycle("/api/v2/automations/move/key", { license_key: "DEMO-0000-0000-0005", account_email: "other@example.com" }));
         expect(done.response.status).toBe(200);
         expect(done.data).toMatchObject({ success: true, changed: true, user_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       },
@@ -220,9 +220,9 @@ describe("a typed client generated from the served document (openapi-typescript 
     changeAccountEmail: {
       does: "changes an account's e-mail through a signed lifecycle call, and 409 for an e-mail another account has",
       async call() {
-        const taken = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { email: "other@example.com", new_email: DEMO.email }));
+        const taken = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { account_email: "other@example.com", new_email: DEMO.email }));
         expect([taken.response.status, taken.error]).toEqual([409, { message: "email_taken" }]);
-        const done = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { email: "other@example.com", new_email: "other.typed@example.com" }));
+        const done = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { account_email: "other@example.com", new_email: "other.typed@example.com" }));
         expect(done.response.status).toBe(200);
         expect(done.data).toMatchObject({ success: true, changed: true });
       },

@@ -89,7 +89,7 @@ export const MOVE: LifecycleCall<MoveRequest> = {
   operationId: "moveKey",
   summary: "Signed call: move a license key to another existing account",
   description: [
-    "From then on the key belongs to the account of `email`: its kiosk validates with that e-mail (the old one is refused), and it is served that account's proclamations and schedule; a schedule of the key's own moves with it.",
+    "From then on the key belongs to the account of `account_email`: its kiosk validates with that e-mail (the old one is refused), and it is served that account's proclamations and schedule; a schedule of the key's own moves with it.",
     "The account must exist (404 `unknown_account`): a move never creates one; onboard it first. A key already in that account answers 200 with `changed: false`.",
     "409 `name_taken` when a kiosk of that account already has this kiosk's system name (regardless of case): nothing moved.",
   ].join(" "),
@@ -98,7 +98,7 @@ export const MOVE: LifecycleCall<MoveRequest> = {
   message: "license key moved",
   withUserId: true,
   refusals: ["unknown_license", "unknown_account", "name_taken"],
-  args: (_db, input) => Promise.resolve({ license_key: input.license_key, email: input.email }),
+  args: (_db, input) => Promise.resolve({ license_key: input.license_key, email: input.account_email }),
   logged: keyLogged,
 };
 
@@ -116,7 +116,7 @@ export const CHANGE_EMAIL: LifecycleCall<ChangeEmailRequest> = {
   message: "account e-mail changed",
   withUserId: true,
   refusals: ["unknown_account", "email_taken", "name_taken", "new_email_invalid"],
-  args: (_db, input) => Promise.resolve({ email: input.email, new_email: input.new_email }),
+  args: (_db, input) => Promise.resolve({ email: input.account_email, new_email: input.new_email }),
   logged: () => ({}),
 };
 

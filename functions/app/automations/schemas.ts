@@ -9,11 +9,15 @@ export const KeyRequest = z
   .openapi("LifecycleKeyRequest");
 export type KeyRequest = z.infer<typeof KeyRequest>;
 
-/** A body moving a key to the existing account of an e-mail. */
+/**
+ * A body moving a key to the existing account of an e-mail. No lifecycle body has onboarding's
+ * `email` field, and none has all of another call's fields: the same signed bytes sent to another
+ * call (Standard Webhooks does not sign the path) are refused as bad input there.
+ */
 export const MoveRequest = z
   .object({
     license_key: LicenseKey,
-    email: Email.openapi({ description: "The e-mail of the account the key moves to (trimmed, compared regardless of case). The account must exist: onboarding creates accounts, a move never does" }),
+    account_email: Email.openapi({ description: "The e-mail of the account the key moves to (trimmed, compared regardless of case). The account must exist: onboarding creates accounts, a move never does" }),
   })
   .openapi("MoveKeyRequest");
 export type MoveRequest = z.infer<typeof MoveRequest>;
@@ -21,7 +25,7 @@ export type MoveRequest = z.infer<typeof MoveRequest>;
 /** A body changing an account's e-mail. */
 export const ChangeEmailRequest = z
   .object({
-    email: Email.openapi({ description: "The account's e-mail now (trimmed, compared regardless of case)" }),
+    account_email: Email.openapi({ description: "The account's e-mail now (trimmed, compared regardless of case)" }),
     new_email: Email.openapi({ description: "Its new e-mail, stored trimmed and lower-cased; no other account may have it", example: "new@example.com" }),
   })
   .openapi("ChangeEmailRequest");
@@ -71,14 +75,14 @@ export function parseKeyRequest(body: unknown): KeyRequest {
 /** Validates a move: the key as `parseKeyRequest`, then the target account's e-mail as onboarding's. */
 export function parseMoveRequest(body: unknown): MoveRequest {
   const fields = fieldsOf(body);
-  return { license_key: licenseKeyOf(fields), email: emailOf(fields.email, "email_required", "email_invalid") };
+  return { license_key: licenseKeyOf(fields), account_email: emailOf(fields.account_email, "account_email_required", "account_email_invalid") };
 }
 
 /** Validates an e-mail change: the account's e-mail now, then the new one. */
 export function parseChangeEmailRequest(body: unknown): ChangeEmailRequest {
   const fields = fieldsOf(body);
   return {
-    email: emailOf(fields.email, "email_required", "email_invalid"),
+    account_email: emailOf(fields.account_email, "account_email_required", "account_email_invalid"),
     new_email: emailOf(fields.new_email, "new_email_required", "new_email_invalid"),
   };
 }
