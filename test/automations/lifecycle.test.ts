@@ -5,12 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHANGE_EMAIL, LIFECYCLE_CALLS, MOVE, REINSTATE, RESEND, SUSPEND } from "../../functions/app/automations/calls.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { signOnboardingRequest, signStandardWebhookRequest } from "../../functions/app/signatures/signed-request.ts";
-import { downLimiter, testApp } from "../support/app.ts";
+import { createLimiter, type LimiterStore } from "../../functions/app/rate-limit/create-limiter.ts";
+import { openPlainRedis, type PlainRedis } from "../../functions/app/rate-limit/plain-redis.ts";
+import { downLimiter, memoryLogger, testApp } from "../support/app.ts";
 import { childEnv } from "../support/child-env.ts";
 import { testClock } from "../support/clock.ts";
 import { describeDirectOnly, scopedDatabase } from "../support/database.ts";
 import { memoryMailer } from "../support/mailer.ts";
 import { FULL_KEY_IN_TEXT, ONBOARDING_PATH, SECRET, WEBHOOK_SECRET } from "../support/onboarding.ts";
+import { PATIENT } from "../support/patient-store.ts";
+import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
+import { startUpstashStub, type UpstashStub } from "../support/upstash-stub.ts";
 
 // The signed lifecycle calls (functions/app/automations/): each signed and retried as onboarding
 // is, each one SQL change (supabase/schemas/13_onboarding_lifecycle.sql), and what a kiosk, an
@@ -535,6 +540,50 @@ describe("the same rules through the Data API: an account holder does none of th
     expect((await call(MOVE.path, { license_key: holder.key, account_email: to.email })).status).toBe(200);
     expect(await asHolder("select key from public.license_keys")).toEqual([]);
     expect(await asHolder("select key from public.license_keys order by key", newUser)).toEqual([{ key: holder.key }, { key: to.key }].sort((a, b) => a.key.localeCompare(b.key)));
+  });
+});
+
+const haveRedis = redisServerAvailable();
+
+describe.skipIf(!haveRedis)("the lifecycle limits through Upstash (its REST API faked at the HTTP boundary, on a real redis-server)", () => {
+  let redis: RedisServer;
+  let backend: PlainRedis;
+  let stub: UpstashStub;
+  let store: LimiterStore;
+  let upstash: ReturnType<typeof testApp>["request"];
+  const silent = memoryLogger().log;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    backend = await openPlainRedis(redis.url, { commandTimeoutMs: PATIENT.checkMs, connectWaitMs: PATIENT.connectMs, log: silent });
+    stub = await startUpstashStub(backend.requester);
+    store = await createLimiter({ UPSTASH_REDIS_REST_URL: stub.url, UPSTASH_REDIS_REST_TOKEN: stub.token }, silent, Date.now, { bounds: PATIENT });
+    ({ request: upstash } = testApp(db, { signingSecret: SECRET, limiter: store.limiter, mailer: mail.mailer }));
+  });
+  afterAll(async () => {
+    await store?.close();
+    await stub?.stop();
+    await backend?.close();
+    await redis?.stop();
+  });
+
+  /** A call signed on the real clock, as this app runs on it. */
+  const send = async (path: string, body: unknown, ip: string) => upstash(path, await signed(path, body, { nowMs: Date.now(), ip }));
+
+  it("refuses the 61st lifecycle call of a minute from one client IP, whichever call, with 429 and Retry-After", async () => {
+    const ip = "198.51.100.61";
+    for (let i = 0; i < 60; i++) expect((await send(i % 2 ? SUSPEND.path : REINSTATE.path, { license_key: "NONE-0000-0000-0000" }, ip)).status).toBe(404);
+    const over = await send(MOVE.path, { license_key: "NONE-0000-0000-0000", account_email: "a@example.com" }, ip);
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(stub.requests.length).toBeGreaterThan(0);
+  });
+
+  it("sends a key's license e-mail at most 3 times a day", async () => {
+    const { key } = await accountWithKey();
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await send(RESEND.path, { license_key: key }, `198.51.100.${70 + i}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
   });
 });
 
