@@ -6,7 +6,7 @@ import { scratchSpace } from "./test/support/scratch-space.ts";
 const scratch = scratchSpace();
 if (scratch && !process.env.TMPDIR) process.env.TMPDIR = scratch;
 
-/** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding, the batches, kiosk sightings, hostile values, ill-formed text. */
+/** The suites that matter on Supabase's transaction pooler: schedules, license, onboarding and the lifecycle calls, the batches, kiosk sightings, hostile values, ill-formed text. */
 const throughPooler = [
   "test/schedule/license-schedule.test.ts",
   "test/schedule/legacy-schedule.test.ts",
@@ -19,6 +19,7 @@ const throughPooler = [
   "test/onboarding/onboarding.test.ts",
   "test/onboarding/signature.test.ts",
   "test/onboarding/onboarding-retries.test.ts",
+  "test/automations/lifecycle.test.ts",
   "test/hardening/races.test.ts",
   "test/kiosk/kiosk-status.test.ts",
   "test/database/hostile-values.test.ts",

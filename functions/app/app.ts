@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { lifecycleRoutes } from "./automations/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { Deps } from "./deps.ts";
 import { isUnavailable } from "./db/unavailable.ts";
@@ -47,6 +48,7 @@ export function createApp(deps: Deps): OpenAPIHono<Env> {
   scheduleRoutes(app, deps, reads);
   licenseRoutes(app, deps, reads);
   onboardingRoutes(app, deps);
+  lifecycleRoutes(app, deps);
 
   serveOpenApiDocument(app);
 

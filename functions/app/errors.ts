@@ -43,6 +43,16 @@ export const failures = {
   idempotency_key_invalid: [400, { message: "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces" }],
   idempotency_key_in_progress: [409, { message: "a request with this idempotency key is still in progress; retry shortly" }],
   idempotency_key_reused: [422, { message: "this idempotency key was already used with a different request body" }],
+  // The signed lifecycle calls (automations/): not in the contract, which names only onboarding.
+  // unknown_license (404) and name_taken (409) keep the contract's words for the same facts.
+  license_key_invalid: [400, { message: "license_key must be a license key of the form XXXX-XXXX-XXXX-XXXX (A-Z, 0-9)" }],
+  account_email_required: [400, { message: "account_email is required" }],
+  account_email_invalid: [400, { message: "account_email must be a valid e-mail address of at most 254 characters" }],
+  new_email_required: [400, { message: "new_email is required" }],
+  new_email_invalid: [400, { message: "new_email must be a valid e-mail address of at most 254 characters" }],
+  unknown_account: [404, { message: "unknown_account" }],
+  email_taken: [409, { message: "email_taken" }],
+  license_not_active: [409, { message: "license_not_active" }],
 } as const satisfies Record<string, readonly [number, { message: string } | { error: string }]>;
 
 export type FailureCode = keyof typeof failures;

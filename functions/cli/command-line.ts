@@ -5,14 +5,14 @@ type Flags<Options extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs
 
 /**
  * What the command-line tools share: `fail` prints a message and exits with the tool's failure
- * code; `flags` reads `Deno.args` as `options` declares them: `--help` prints the usage and exits
+ * code; `flags` reads `Deno.args` (or `args`, what follows a command's name) as `options` declares them: `--help` prints the usage and exits
  * 0, and an unknown flag or a flag missing its value prints the reason and the usage instead of a
  * stack trace.
  * (Typed as an interface so that TypeScript narrows after `cli.fail(...)`, which never returns.)
  */
 export interface CommandLine {
   fail(message: string): never;
-  flags<Options extends ParseArgsOptionsConfig>(options: Options): Flags<Options>;
+  flags<Options extends ParseArgsOptionsConfig>(options: Options, args?: string[]): Flags<Options>;
 }
 
 /**
@@ -28,13 +28,13 @@ export function commandLine(usage: string, failureCode: number): CommandLine {
   }
   return {
     fail,
-    flags(options) {
-      if (Deno.args.includes("--help")) {
+    flags(options, args = Deno.args) {
+      if (args.includes("--help")) {
         console.log(usage);
         Deno.exit(0);
       }
       try {
-        return parseArgs({ args: Deno.args, options }).values;
+        return parseArgs({ args, options }).values;
       } catch (error) {
         return fail(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
       }

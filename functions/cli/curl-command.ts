@@ -7,16 +7,16 @@ function shellQuote(text: string): string {
 }
 
 /**
- * A curl command line that sends `signed` to `baseUrl`, within 300 s of signing: once under the
+ * A curl command line that sends `signed` to `baseUrl` at `path` (onboarding's unless given), within 300 s of signing: once under the
  * spec's scheme (its nonce is spent); under Standard Webhooks, again as a retry.
  *
  * @example
  * console.log(curlCommand("http://localhost:8000", signed));
  */
-export function curlCommand(baseUrl: string, signed: SignedRequest): string {
+export function curlCommand(baseUrl: string, signed: SignedRequest, path: string = ONBOARDING_PATH): string {
   const headers = Object.entries(signed.headers).map(([name, value]) => `-H ${shellQuote(`${name}: ${value}`)}`);
   return [
-    `curl -sS -X POST ${shellQuote(`${baseUrl.replace(/\/+$/, "")}${ONBOARDING_PATH}`)}`,
+    `curl -sS -X POST ${shellQuote(`${baseUrl.replace(/\/+$/, "")}${path}`)}`,
     ...headers,
     `--data-raw ${shellQuote(signed.body)}`,
   ].join(" \\\n  ");

@@ -37,7 +37,7 @@ CREATE TABLE public.onboarding_idempotency_keys (
     CONSTRAINT idempotency_source_is_known CHECK ((source = ANY (ARRAY['idempotency-key'::text, 'webhook-id'::text])))
 );
 
-COMMENT ON TABLE public.onboarding_idempotency_keys IS 'Onboarding requests by Idempotency-Key or webhook-id, kept 24 h: the running claim, then the first answer, replayed to retries. Expired rows are purged by the outbox delivery pass.';
+COMMENT ON TABLE public.onboarding_idempotency_keys IS 'Signed automation requests (onboarding and the lifecycle calls, one namespace) by Idempotency-Key or webhook-id, kept 24 h: the running claim, then the first answer, replayed to retries. Expired rows are purged by the outbox delivery pass.';
 
 COMMENT ON COLUMN public.onboarding_idempotency_keys.body_sha256 IS 'SHA-256 of the raw request body: the same id with another body is refused, never carried out.';
 

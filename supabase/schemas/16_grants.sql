@@ -435,6 +435,32 @@ GRANT ALL ON TABLE public.onboarding_idempotency_keys TO service_role;
 
 GRANT ALL ON TABLE public.webhook_nonces TO service_role;
 
+-- 13_onboarding_lifecycle.sql: the API (and staff, as postgres) only; never an account holder.
+
+REVOKE ALL ON FUNCTION cadence.change_account_email(p_email text, p_new_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.change_account_email(p_email text, p_new_email text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.license_email_recipient(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.license_email_recipient(p_key text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.lifecycle_change(p_call text, p_args jsonb, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.lifecycle_change(p_call text, p_args jsonb, p_now timestamp with time zone) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.lifecycle_change_once(p_source text, p_id text, p_claim_token uuid, p_call text, p_args jsonb, p_now timestamp with time zone, p_answers jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.lifecycle_change_once(p_source text, p_id text, p_claim_token uuid, p_call text, p_args jsonb, p_now timestamp with time zone, p_answers jsonb) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.move_license_key(p_key text, p_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.move_license_key(p_key text, p_email text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.queue_license_email(p_key text, p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.queue_license_email(p_key text, p_recipient text, p_subject text, p_text text, p_html text, p_now timestamp with time zone) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.reinstate_license_key(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.reinstate_license_key(p_key text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.suspend_license_key(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.suspend_license_key(p_key text) TO service_role;
+
 -- 14_auth_users.sql
 
 REVOKE ALL ON FUNCTION cadence.claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) FROM PUBLIC;

@@ -17,6 +17,8 @@ const RECIPE = {
   moveKey: "move-key-to-account.sql",
   importKeys: "import-license-keys.sql",
   deactivateKey: "deactivate-key.sql",
+  reinstateKey: "reinstate-key.sql",
+  changeAccountEmail: "change-account-email.sql",
   moveKioskToNewKey: "move-kiosk-to-new-key.sql",
   notSeenForADay: "kiosks-not-seen-for-a-day.sql",
   playingNow: "what-kiosks-play-now.sql",
@@ -155,7 +157,7 @@ describe("staff recipes (sql/recipes), each run as is against the migrated, seed
   it("move a key to another account: it validates with that account's e-mail, not the old one, and reads that account's schedule", async () => {
     expect((await kiosk.validate(DEMO.key, DEMO.email)).status).toBe(200);
     const moved = await runRecipe(RECIPE.moveKey);
-    expect(moved).toEqual([{ key: DEMO.key, account_email: OTHER.email }]);
+    expect(moved).toEqual([{ outcome: "done", changed: true, account_email: OTHER.email }]);
 
     expect(await kiosk.validate(DEMO.key, OTHER.email)).toMatchObject({ status: 200, body: { key: DEMO.key, email_address: OTHER.email } });
     expect(await kiosk.validate(DEMO.key, DEMO.email)).toEqual({ status: 400, body: { message: "key does not belong to specified user" } });
@@ -187,9 +189,36 @@ describe("staff recipes (sql/recipes), each run as is against the migrated, seed
 
   it("deactivate a key: license validation refuses it", async () => {
     expect((await kiosk.validate(DEMO.key, DEMO.email)).status).toBe(200);
-    expect(await runRecipe(RECIPE.deactivateKey)).toEqual([{ key: DEMO.key, active: false }]);
+    expect(await runRecipe(RECIPE.deactivateKey)).toEqual([{ outcome: "done", changed: true }]);
 
     expect(await kiosk.validate(DEMO.key, DEMO.email)).toEqual({ status: 400, body: { message: "license key is not active" } });
+    expect(await runRecipe(RECIPE.deactivateKey)).toEqual([{ outcome: "done", changed: false }]);
+  });
+
+  it("reinstate a key: it validates again", async () => {
+    expect(await kiosk.validate("DEMO-0000-0000-0003", DEMO.email)).toEqual({ status: 400, body: { message: "license key is not active" } });
+    expect(await runRecipe(RECIPE.reinstateKey)).toEqual([{ outcome: "done", changed: true }]);
+    expect((await kiosk.validate("DEMO-0000-0000-0003", DEMO.email)).status).toBe(200);
+    expect(await runRecipe(RECIPE.reinstateKey, (text) => text.replace("'DEMO-0000-0000-0003'", "'NONE-0000-0000-0000'"))).toEqual([
+      { outcome: "unknown_license", changed: false },
+    ]);
+  });
+
+  it("change an account's e-mail: its key (paired by the old e-mail alone) validates with the new one, not the old", async () => {
+    const legacyKey = "DEMO-0000-0000-0005";
+    expect((await kiosk.validate(legacyKey, "legacy@example.com")).status).toBe(200);
+    expect(await runRecipe(RECIPE.changeAccountEmail)).toEqual([{ outcome: "done", changed: true }]);
+    expect((await kiosk.validate(legacyKey, "legacy.new@example.com")).status).toBe(200);
+    expect(await kiosk.validate(legacyKey, "legacy@example.com")).toEqual({ status: 400, body: { message: "user does not exist" } });
+    expect(await runRecipe(RECIPE.changeAccountEmail, (text) => text.replace("'legacy.new@example.com'", "'demo@example.com'").replace("'legacy@example.com'", "'legacy.new@example.com'"))).toEqual([
+      { outcome: "email_taken", changed: false },
+    ]);
+  });
+
+  it("move a key to an account that does not exist: unknown_account, nothing moved or created", async () => {
+    const run = await runRecipe(RECIPE.moveKey, (text) => text.replace("'other@example.com'", "'nobody@example.com'"));
+    expect(run).toEqual([{ outcome: "unknown_account", changed: false, account_email: null }]);
+    expect((await kiosk.validate(DEMO.key, DEMO.email)).status).toBe(200);
   });
 
   it("move an honest kiosk to a new key: the new key validates with the account's e-mail and reads the old key's own schedule; the old key still validates", async () => {

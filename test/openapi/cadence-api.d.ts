@@ -209,6 +209,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/automations/suspend/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed call: suspend a license key (it then fails validation as a key that is not active)
+         * @description Sets the key not active: POST /api/v2/license answers `license key is not active` for it from then on, and nothing else a kiosk reads changes (its schedule reads go on, as for any key that is not active). Suspending a suspended key changes nothing and answers 200 with `changed: false`. To end a key for good, suspend it: there is no separate revoke.
+         */
+        post: operations["suspendKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/automations/reinstate/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed call: reinstate a suspended license key (it validates again)
+         * @description Sets the key active again. Reinstating an active key changes nothing and answers 200 with `changed: false`.
+         */
+        post: operations["reinstateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/automations/move/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed call: move a license key to another existing account
+         * @description From then on the key belongs to the account of `account_email`: its kiosk validates with that e-mail (the old one is refused), and it is served that account's proclamations and schedule; a schedule of the key's own moves with it. The account must exist (404 `unknown_account`): a move never creates one; onboard it first. A key already in that account answers 200 with `changed: false`. 409 `name_taken` when a kiosk of that account already has this kiosk's system name (regardless of case): nothing moved.
+         */
+        post: operations["moveKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/automations/change/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed call: change an account's e-mail
+         * @description From then on the account's kiosks validate with `new_email`, and the old e-mail is refused (`user does not exist`); keys that belonged to the account by the old e-mail alone keep belonging to it. 409 `email_taken` when another account has `new_email`; 409 `name_taken` when keys stored under `new_email` without an account would join it with a system name it uses. The same e-mail again answers 200 with `changed: false`.
+         */
+        post: operations["changeAccountEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/automations/resend/license-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signed call: send a key's license e-mail again
+         * @description Queues the license e-mail onboarding sent (the key and the e-mail to enter it with) to the key's account's e-mail now, through the same outbox: sent after the answer, retried if the mail service fails. At most 3 times per key per 24 hours. 409 `license_not_active` for a suspended key.
+         */
+        post: operations["resendLicenseEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -358,6 +458,45 @@ export interface components {
              * @example Ada Lovelace
              */
             name?: string;
+        };
+        LifecycleResponse: {
+            success: boolean;
+            message: string;
+            /** @description false when the call found it done already (a key already suspended, already in that account, an e-mail unchanged) */
+            changed: boolean;
+            /** @description The account the key now belongs to (move), or whose e-mail changed (change-email) */
+            user_id?: string;
+        };
+        LifecycleKeyRequest: {
+            /**
+             * @description The license key, as issued: four blocks of four of A-Z and 0-9
+             * @example DEMO-0000-0000-0001
+             */
+            license_key: string;
+        };
+        MoveKeyRequest: {
+            /** @example DEMO-0000-0000-0001 */
+            license_key: string;
+            /**
+             * Format: email
+             * @description The e-mail of the account the key moves to (trimmed, compared regardless of case). The account must exist: onboarding creates accounts, a move never does
+             * @example demo@example.com
+             */
+            account_email: string;
+        };
+        ChangeEmailRequest: {
+            /**
+             * Format: email
+             * @description The account's e-mail now (trimmed, compared regardless of case)
+             * @example demo@example.com
+             */
+            account_email: string;
+            /**
+             * Format: email
+             * @description Its new e-mail, stored trimmed and lower-cased; no other account may have it
+             * @example new@example.com
+             */
+            new_email: string;
         };
     };
     responses: never;
@@ -978,7 +1117,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, sends and counts nothing; the same key with another body is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, changes, sends and counts nothing; the same key with another body, or at another signed call (one namespace for all of them), is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -1093,6 +1232,726 @@ export interface operations {
             };
             /** @description `the account could not be created`: nothing was carried out and no e-mail's limit used; retry with the same id */
             500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `rate limiting is unavailable, try again shortly`: the rate-limit store cannot be reached, and this route is never served unlimited */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    suspendKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, changes, sends and counts nothing; the same key with another body, or at another signed call (one namespace for all of them), is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What to change */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LifecycleKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done (`changed` false when it was already so). A retry of an id gets the first answer again */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` on an answer replayed to a retry of an Idempotency-Key or webhook-id: nothing was carried out again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecycleResponse"];
+                };
+            };
+            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `invalid signature`, whatever the cause, and for a request carrying both schemes' headers */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureError"];
+                };
+            };
+            /** @description `unknown_license`: nothing was changed */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body was not received in time`: the body did not arrive within 10 seconds */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `a request with this idempotency key is still in progress; retry shortly`, with Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body must not exceed 64 KiB` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `this idempotency key was already used with a different request body` (or at another call): nothing was changed */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `too many requests`: over the route's rate limit; Retry-After is when a request passes again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `rate limiting is unavailable, try again shortly`: the rate-limit store cannot be reached, and this route is never served unlimited */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    reinstateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, changes, sends and counts nothing; the same key with another body, or at another signed call (one namespace for all of them), is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What to change */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LifecycleKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done (`changed` false when it was already so). A retry of an id gets the first answer again */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` on an answer replayed to a retry of an Idempotency-Key or webhook-id: nothing was carried out again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecycleResponse"];
+                };
+            };
+            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `invalid signature`, whatever the cause, and for a request carrying both schemes' headers */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureError"];
+                };
+            };
+            /** @description `unknown_license`: nothing was changed */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body was not received in time`: the body did not arrive within 10 seconds */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `a request with this idempotency key is still in progress; retry shortly`, with Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body must not exceed 64 KiB` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `this idempotency key was already used with a different request body` (or at another call): nothing was changed */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `too many requests`: over the route's rate limit; Retry-After is when a request passes again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `rate limiting is unavailable, try again shortly`: the rate-limit store cannot be reached, and this route is never served unlimited */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    moveKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, changes, sends and counts nothing; the same key with another body, or at another signed call (one namespace for all of them), is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What to change */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done (`changed` false when it was already so). A retry of an id gets the first answer again */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` on an answer replayed to a retry of an Idempotency-Key or webhook-id: nothing was carried out again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecycleResponse"];
+                };
+            };
+            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `invalid signature`, whatever the cause, and for a request carrying both schemes' headers */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureError"];
+                };
+            };
+            /** @description `unknown_license`, `unknown_account`: nothing was changed */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body was not received in time`: the body did not arrive within 10 seconds */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `name_taken`: nothing was changed; or `a request with this idempotency key is still in progress; retry shortly`, with Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body must not exceed 64 KiB` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `this idempotency key was already used with a different request body` (or at another call): nothing was changed */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `too many requests`: over the route's rate limit; Retry-After is when a request passes again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `rate limiting is unavailable, try again shortly`: the rate-limit store cannot be reached, and this route is never served unlimited */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    changeAccountEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, changes, sends and counts nothing; the same key with another body, or at another signed call (one namespace for all of them), is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What to change */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Done (`changed` false when it was already so). A retry of an id gets the first answer again */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` on an answer replayed to a retry of an Idempotency-Key or webhook-id: nothing was carried out again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecycleResponse"];
+                };
+            };
+            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `invalid signature`, whatever the cause, and for a request carrying both schemes' headers */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureError"];
+                };
+            };
+            /** @description `unknown_account`: nothing was changed */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body was not received in time`: the body did not arrive within 10 seconds */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `email_taken`, `name_taken`: nothing was changed; or `a request with this idempotency key is still in progress; retry shortly`, with Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body must not exceed 64 KiB` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `this idempotency key was already used with a different request body` (or at another call): nothing was changed */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `too many requests`: over the route's rate limit; Retry-After is when a request passes again */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `rate limiting is unavailable, try again shortly`: the rate-limit store cannot be reached, and this route is never served unlimited */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    resendLicenseEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the x-signature scheme (onboardingSignature): carry this request out once for 24 hours. A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, changes, sends and counts nothing; the same key with another body, or at another signed call (one namespace for all of them), is 422; while the first is still running, 409 with Retry-After. Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What to change */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LifecycleKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Done (`changed` false when it was already so). A retry of an id gets the first answer again */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description `true` on an answer replayed to a retry of an Idempotency-Key or webhook-id: nothing was carried out again */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecycleResponse"];
+                };
+            };
+            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `invalid signature`, whatever the cause, and for a request carrying both schemes' headers */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureError"];
+                };
+            };
+            /** @description `unknown_license`: nothing was changed */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body was not received in time`: the body did not arrive within 10 seconds */
+            408: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `license_not_active`: nothing was changed; or `a request with this idempotency key is still in progress; retry shortly`, with Retry-After */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `request body must not exceed 64 KiB` */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `this idempotency key was already used with a different request body` (or at another call): nothing was changed */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description `too many requests`: over the route's rate limit; Retry-After is when a request passes again */
+            429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -1,5 +1,6 @@
 import createClient, { type Client } from "openapi-fetch";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
+import { signOnboardingRequest } from "../../functions/app/signatures/signed-request.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { SECRET, signedInit } from "../support/onboarding.ts";
 import { startServer, type RunningServer } from "../support/server.ts";
@@ -188,7 +189,58 @@ describe("a typed client generated from the served document (openapi-typescript 
         expect([unsigned.response.status, unsigned.error]).toEqual([401, { error: "invalid signature" }]);
       },
     },
+    reinstateKey: {
+      does: "reinstates a key through a signed lifecycle call, and 404 for an unknown key",
+      async call() {
+        const done = await client.POST("/api/v2/automations/reinstate/key", await lifecycle("/api/v2/automations/reinstate/key", { license_key: "DEMO-0000-0000-0003" }));
+        expect(done.response.status).toBe(200);
+        expectTypeOf(done.data).toEqualTypeOf<Schemas["LifecycleResponse"] | undefined>();
+        expect(done.data).toEqual({ success: true, message: "license key reinstated", changed: true });
+        const unknown = await client.POST("/api/v2/automations/reinstate/key", await lifecycle("/api/v2/automations/reinstate/key", { license_key: UNKNOWN_KEY }));
+        expect([unknown.response.status, unknown.error]).toEqual([404, { message: "unknown_license" }]);
+      },
+    },
+    suspendKey: {
+      does: "suspends a key through a signed lifecycle call, and 401 {error} without a signature",
+      async call() {
+        const done = await client.POST("/api/v2/automations/suspend/key", await lifecycle("/api/v2/automations/suspend/key", { license_key: "DEMO-0000-0000-0003" }));
+        expect([done.response.status, done.data]).toEqual([200, { success: true, message: "license key suspended", changed: true }]);
+        const unsigned = await client.POST("/api/v2/automations/suspend/key", { body: { license_key: "DEMO-0000-0000-0003" } });
+        expect([unsigned.response.status, unsigned.error]).toEqual([401, { error: "invalid signature" }]);
+      },
+    },
+    moveKey: {
+      does: "moves a key to another account through a signed lifecycle call",
+      async call() {
+        const done = await client.POST("/api/v2/automations/move/key", await lifecycle("/api/v2/automations/move/key", { license_key: "DEMO-0000-0000-0005", account_email: "other@example.com" }));
+        expect(done.response.status).toBe(200);
+        expect(done.data).toMatchObject({ success: true, changed: true, user_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      },
+    },
+    changeAccountEmail: {
+      does: "changes an account's e-mail through a signed lifecycle call, and 409 for an e-mail another account has",
+      async call() {
+        const taken = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { account_email: "other@example.com", new_email: DEMO.email }));
+        expect([taken.response.status, taken.error]).toEqual([409, { message: "email_taken" }]);
+        const done = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { account_email: "other@example.com", new_email: "other.typed@example.com" }));
+        expect(done.response.status).toBe(200);
+        expect(done.data).toMatchObject({ success: true, changed: true });
+      },
+    },
+    resendLicenseEmail: {
+      does: "queues a key's license e-mail again through a signed lifecycle call",
+      async call() {
+        const done = await client.POST("/api/v2/automations/resend/license-email", await lifecycle("/api/v2/automations/resend/license-email", { license_key: DEMO.key }));
+        expect([done.response.status, done.data]).toEqual([200, { success: true, message: "license e-mail queued", changed: true }]);
+      },
+    },
   };
+
+  /** A lifecycle call's body, headers and the exact bytes signed for its path. */
+  async function lifecycle<Body>(path: string, body: Body) {
+    const signed = await signOnboardingRequest(SECRET, JSON.stringify(body), { path });
+    return { body, headers: signed.headers, bodySerializer: () => signed.body };
+  }
 
   it("has a call for every operation the server's document declares", async () => {
     const document = await (await fetch(`${server.url}/api/v2/openapi.json`)).json() as { paths: Record<string, Record<string, { operationId: string }>> };

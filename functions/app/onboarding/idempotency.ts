@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { Failure } from "../errors.ts";
 import { STORE_TIMEOUT_MS } from "../rate-limit/create-limiter.ts";
 import type { IdempotencyId } from "./store.ts";
@@ -8,6 +9,20 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** An id is carried out once for this long; a retry after it is a new request. */
 export const IDEMPOTENCY_RETENTION_HOURS = 24;
+
+/** Marks an answer replayed from an id's first request (Stripe's name for it). */
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+
+/** The Idempotency-Key request header of every signed call (onboarding, the lifecycle calls), as the OpenAPI document describes it. */
+export const IdempotencyKeyHeader = z.string().regex(IDEMPOTENCY_KEY).optional().openapi({
+  description: [
+    `With the x-signature scheme (onboardingSignature): carry this request out once for ${IDEMPOTENCY_RETENTION_HOURS} hours.`,
+    "A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, changes, sends and counts nothing;",
+    "the same key with another body, or at another signed call (one namespace for all of them), is 422; while the first is still running, 409 with Retry-After.",
+    "Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal.",
+  ].join(" "),
+  example: "5c0ae3c8-2d0f-4a57-9d6b-8a7b0f4a2e11",
+});
 
 /**
  * How long a claim on an id holds, in whole seconds: the longest the request holding it can take

@@ -19,13 +19,10 @@ import { RULES } from "../rate-limit/rules.ts";
 import { SIGNED_REQUEST_SCHEMES } from "../signatures/signed-request-schemes.ts";
 import { ONBOARDING_PATH } from "../signatures/spec-signature.ts";
 import { requestVerifier } from "../signatures/verify-request.ts";
-import { claimLeaseSeconds, IDEMPOTENCY_KEY, IDEMPOTENCY_RETENTION_HOURS, idempotencyIdOf } from "./idempotency.ts";
+import { claimLeaseSeconds, IdempotencyKeyHeader, idempotencyIdOf, REPLAYED_HEADER } from "./idempotency.ts";
 import { type Onboarded, onboardAccount, onboardAccountOnce } from "./onboard-account.ts";
 import { type Onboarding, onboardingAnswer, OnboardingRequest, OnboardingResponse, parseOnboardingRequest, SignatureError } from "./schemas.ts";
 import { claimOnboardingKey, type IdempotencyId, recordNonce, releaseOnboardingKey } from "./store.ts";
-
-/** Marks an answer replayed from an id's first request (Stripe's name for it). */
-const REPLAYED_HEADER = "Idempotent-Replayed";
 
 const retryAfter = { "Retry-After": { $ref: "#/components/headers/Retry-After" } };
 
@@ -106,15 +103,7 @@ export function onboardingRoutes(app: App, deps: Deps): void {
       ],
       request: {
         headers: z.object({
-          "idempotency-key": z.string().regex(IDEMPOTENCY_KEY).optional().openapi({
-            description: [
-              `With the x-signature scheme (onboardingSignature): carry this request out once for ${IDEMPOTENCY_RETENTION_HOURS} hours.`,
-              "A retry with the same key and the same body (re-signed, with a new x-nonce) gets the first answer again, byte for byte, and creates, sends and counts nothing;",
-              "the same key with another body is 422; while the first is still running, 409 with Retry-After.",
-              "Under Standard Webhooks the signed webhook-id plays this part and this header is not used. A UUID is ideal.",
-            ].join(" "),
-            example: "5c0ae3c8-2d0f-4a57-9d6b-8a7b0f4a2e11",
-          }),
+          "idempotency-key": IdempotencyKeyHeader,
         }),
         body: { ...jsonContent(OnboardingRequest, "The account to onboard"), required: true },
       },

@@ -43,7 +43,7 @@ export const Onboarding = z.object({ email: Email, name: DisplayName.min(1) });
 export type Onboarding = z.infer<typeof Onboarding>;
 
 /** The local part of an e-mail, cut to the longest display name allowed. */
-function localPart(email: string): string {
+export function localPart(email: string): string {
   return Array.from(email.slice(0, email.lastIndexOf("@"))).slice(0, NAME_MAX_LENGTH).join("");
 }
 

@@ -37,6 +37,12 @@ export const RULES = {
   legacySchedule: perKioskPerMinute("schedule", 10),
   onboardingPerIp: perMinute("onboarding", 5, "closed"),
   onboardingPerEmail: perDay("onboarding-email", 3, "closed"),
+  // Not the contract's: the signed lifecycle calls (automations/), one bucket per client IP for all
+  // of them, failing closed as onboarding does; a platform ending many subscriptions at once sends
+  // them in a burst, so more than onboarding's 5. A key's license e-mail is sent again at most 3
+  // times a day, as many as onboarding sends to one e-mail address.
+  lifecyclePerIp: perMinute("lifecycle", 60, "closed"),
+  resendPerKey: perDay("resend-license-email", 3, "closed"),
   // Not the contract's: failed pairings (a key and an e-mail that do not go together) per client, one
   // count over the credentialed proclamations read, the legacy schedule read and license validation,
   // which answer differently for an e-mail with an account: without it, one address tried 1,000

@@ -1,10 +1,10 @@
 import type { HeaderScheme } from "../http/openapi-security.ts";
-import { NONCE, ONBOARDING_PATH, SIGNATURE } from "./spec-signature.ts";
+import { AUTOMATIONS_PREFIX, NONCE, ONBOARDING_PATH, SIGNATURE } from "./spec-signature.ts";
 import { WEBHOOK_ID } from "./standard-webhooks.ts";
 import { MAX_SKEW_SECONDS, TIMESTAMP } from "./timestamp-skew.ts";
 
 /**
- * The onboarding webhook's signed headers, as the OpenAPI document describes them: the contract's three
+ * The signed calls' headers (onboarding, and the lifecycle calls beside it), as the OpenAPI document describes them: the contract's three
  * (section 5 item 6), and Standard Webhooks' three, the other way to sign; a request uses one.
  */
 export const SIGNED_REQUEST_SCHEMES = {
@@ -20,7 +20,7 @@ export const SIGNED_REQUEST_SCHEMES = {
     name: "x-signature",
     description: [
       `The lowercase hexadecimal HMAC-SHA256 (\`${SIGNATURE.source}\`), keyed with the signing secret shared with the automation platform, of the canonical string:`,
-      `five parts joined by a newline (\`\\n\`), in this order: \`POST\`, the path \`${ONBOARDING_PATH}\`, the x-timestamp value, the x-nonce value,`,
+      `five parts joined by a newline (\`\\n\`), in this order: \`POST\`, the request's path (\`${ONBOARDING_PATH}\` for onboarding; each lifecycle call under \`${AUTOMATIONS_PREFIX}\` signs its own), the x-timestamp value, the x-nonce value,`,
       "and the raw request body exactly as sent (its bytes, not a re-serialisation).",
       "Any failure (missing, malformed, expired, replayed or incorrect) is `401 {\"error\":\"invalid signature\"}`.",
     ].join(" "),

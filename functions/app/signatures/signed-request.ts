@@ -10,7 +10,8 @@ export interface SignedRequest {
 /**
  * Signs an onboarding request the way integrators must: for tests, the signing command and
  * anyone embedding Cadence's own code. With `idempotencyKey`, the request is carried out once for
- * that key: a retry re-signs the same body with the same key (and a new nonce).
+ * that key: a retry re-signs the same body with the same key (and a new nonce). With `path`, a
+ * signed lifecycle call (`/api/v2/automations/suspend/key` ...): the path is part of what is signed.
  *
  * @example
  * const signed = await signOnboardingRequest(secret, JSON.stringify({ email: "ada@example.com" }), { idempotencyKey: crypto.randomUUID() });
@@ -19,11 +20,11 @@ export interface SignedRequest {
 export async function signOnboardingRequest(
   secret: string,
   body: string,
-  options: { nowMs?: number; nonce?: string; idempotencyKey?: string } = {},
+  options: { nowMs?: number; nonce?: string; idempotencyKey?: string; path?: string } = {},
 ): Promise<SignedRequest> {
   const timestamp = String(Math.floor((options.nowMs ?? Date.now()) / 1000));
   const nonce = options.nonce ?? crypto.randomUUID();
-  const signature = await signRequest(secret, timestamp, nonce, new TextEncoder().encode(body));
+  const signature = await signRequest(secret, timestamp, nonce, new TextEncoder().encode(body), options.path);
   return {
     headers: {
       "content-type": "application/json",

@@ -6,6 +6,8 @@ import { withinSkew } from "./timestamp-skew.ts";
 
 /** The path of the signed onboarding webhook: part of what is signed. */
 export const ONBOARDING_PATH = "/api/v2/automations/create/account";
+/** Every signed call's path starts here (onboarding, the lifecycle calls); each signs its own path. */
+export const AUTOMATIONS_PREFIX = "/api/v2/automations/";
 /** x-nonce: printable ASCII without spaces, as headers carry it; a UUID is ideal. Bounded for storage. */
 export const NONCE = /^[\x21-\x7e]{1,128}$/;
 /** x-signature: the lowercase hex of an HMAC-SHA256 digest. */
@@ -15,10 +17,11 @@ const encoder = new TextEncoder();
 
 /**
  * The bytes that are signed: `POST`, the path, x-timestamp and x-nonce, each followed by a newline,
- * then the raw request body exactly as sent (its bytes, never a re-encoded parse).
+ * then the raw request body exactly as sent (its bytes, never a re-encoded parse). The path is the
+ * request's own (onboarding's by default), so a signature made for one call is no signature at another.
  */
-export function canonicalRequest(timestamp: string, nonce: string, body: Uint8Array): Uint8Array<ArrayBuffer> {
-  const head = encoder.encode(`POST\n${ONBOARDING_PATH}\n${timestamp}\n${nonce}\n`);
+export function canonicalRequest(timestamp: string, nonce: string, body: Uint8Array, path: string = ONBOARDING_PATH): Uint8Array<ArrayBuffer> {
+  const head = encoder.encode(`POST\n${path}\n${timestamp}\n${nonce}\n`);
   const bytes = new Uint8Array(head.byteLength + body.byteLength);
   bytes.set(head);
   bytes.set(body, head.byteLength);
@@ -41,8 +44,8 @@ function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
  * @example
  * const signature = await signRequest(secret, "1795000000", crypto.randomUUID(), body);
  */
-export async function signRequest(secret: string, timestamp: string, nonce: string, body: Uint8Array): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", await importKey(secret, "sign"), canonicalRequest(timestamp, nonce, body));
+export async function signRequest(secret: string, timestamp: string, nonce: string, body: Uint8Array, path: string = ONBOARDING_PATH): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", await importKey(secret, "sign"), canonicalRequest(timestamp, nonce, body, path));
   return hex(mac);
 }
 
@@ -62,7 +65,7 @@ export type SignatureVerifier = (headers: Headers, body: Uint8Array, nowMs: numb
  * const verify = signatureVerifier(config.SIGNING_SECRET, config.SIGNING_SECRET_PREVIOUS);
  * const nonce = await verify(request.headers, body, Date.now());
  */
-export function signatureVerifier(secret: string | undefined, previous?: string): SignatureVerifier {
+export function signatureVerifier(secret: string | undefined, previous?: string, path: string = ONBOARDING_PATH): SignatureVerifier {
   const secrets = secret ? [secret, ...(previous ? [previous] : [])] : [];
   const keys = secrets.map((candidate) => importKey(candidate, "verify"));
   return async function verifySignature(headers, body, nowMs) {
@@ -72,7 +75,7 @@ export function signatureVerifier(secret: string | undefined, previous?: string)
     const signature = headers.get("x-signature") ?? "";
     if (!withinSkew(timestamp, nowMs) || !NONCE.test(nonce) || !SIGNATURE.test(signature)) return undefined;
     const digest = hexToBytes(signature);
-    const signed = canonicalRequest(timestamp, nonce, body);
+    const signed = canonicalRequest(timestamp, nonce, body, path);
     const valid = await Promise.all(keys.map(async (key) => crypto.subtle.verify("HMAC", await key, digest, signed)));
     return valid.includes(true) ? nonce : undefined;
   };

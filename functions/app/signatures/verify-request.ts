@@ -25,12 +25,16 @@ export type RequestVerifier = (headers: Headers, body: Uint8Array, nowMs: number
  * const verify = requestVerifier({ signingSecret, standardWebhooksSecret });
  * const verified = await verify(request.headers, body, Date.now());
  */
-export function requestVerifier(secrets: {
-  signingSecret?: string;
-  signingSecretPrevious?: string;
-  standardWebhooksSecret?: string;
-}): RequestVerifier {
-  const spec = signatureVerifier(secrets.signingSecret, secrets.signingSecretPrevious);
+export function requestVerifier(
+  secrets: {
+    signingSecret?: string;
+    signingSecretPrevious?: string;
+    standardWebhooksSecret?: string;
+  },
+  /** The path the contract's signature covers: the route's own (onboarding's by default). */
+  path?: string,
+): RequestVerifier {
+  const spec = signatureVerifier(secrets.signingSecret, secrets.signingSecretPrevious, path);
   const standard = standardWebhookVerifier(secrets.standardWebhooksSecret);
   return async function verifyRequest(headers, body, nowMs) {
     const isStandard = STANDARD_WEBHOOK_HEADERS.some((name) => headers.has(name));
