@@ -24,7 +24,8 @@
 --   it falls to a few hundredths as the offset wanders (test/bench/results.md, 2026-12-07).
 --
 -- two_clocks flags a key with two_clocks_polls_to_flag (20) alternating polls in the current and
--- previous hour whose drift is at most two_clocks_ratio (0.25) of their swing. Two WAN links
+-- previous hour whose drift is at most two_clocks_ratio (0.25) of their swing, and whose swing is at
+-- least a second squared a poll (the offset wandered past the answers' noise). Two WAN links
 -- balanced round-robin across polls, for a kiosk making one call a poll, alternate at every poll:
 -- in 1,000 simulated days each (every 30 s and every 60 s, jitter 10 %), their drift was at least
 -- 0.32 of their swing wherever 20 polls alternated (over 10, one fell to 0.22: too few to judge); an
@@ -357,8 +358,12 @@ as $$
        case when s.uneven >= s.uneven_polls_to_flag and s.uneven >= s.uneven_polls_share * s.polls
              and s.last_seen_at > p_now - interval '2 hours' then 'uneven_polls' end,
        case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end,
+       -- two_clocks also needs the offset to have wandered past the answers' own noise: a swing of
+       -- a second squared a poll at least. Two timers that never drift, half a period apart, swing
+       -- by their answer times alone (tenths of a second), as one such kiosk on two WAN links
+       -- round-robin does; their drift and swing are then alike, and 20 polls judge them roughly.
        case when s.alternating >= s.two_clocks_polls_to_flag and s.drift <= s.two_clocks_ratio * s.swing
-             and s.last_seen_at > p_now - interval '2 hours' then 'two_clocks' end
+             and s.swing >= s.alternating and s.last_seen_at > p_now - interval '2 hours' then 'two_clocks' end
      ]) as r(rule)
      where r.rule is not null
   ),

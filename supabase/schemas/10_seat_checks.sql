@@ -109,8 +109,12 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
        case when s.uneven >= s.uneven_polls_to_flag and s.uneven >= s.uneven_polls_share * s.polls
              and s.last_seen_at > p_now - interval '2 hours' then 'uneven_polls' end,
        case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end,
+       -- two_clocks also needs the offset to have wandered past the answers' own noise: a swing of
+       -- a second squared a poll at least. Two timers that never drift, half a period apart, swing
+       -- by their answer times alone (tenths of a second), as one such kiosk on two WAN links
+       -- round-robin does; their drift and swing are then alike, and 20 polls judge them roughly.
        case when s.alternating >= s.two_clocks_polls_to_flag and s.drift <= s.two_clocks_ratio * s.swing
-             and s.last_seen_at > p_now - interval '2 hours' then 'two_clocks' end
+             and s.swing >= s.alternating and s.last_seen_at > p_now - interval '2 hours' then 'two_clocks' end
      ]) as r(rule)
      where r.rule is not null
   ),

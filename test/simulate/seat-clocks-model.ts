@@ -6,8 +6,9 @@
 // alternating or not with its swing and drift; a window of two hours, judged every minute once a
 // poll has had two minutes to settle. It plays each in-step copy of the corpus from `starts` seeds
 // (4 hours, the copy an hour in) and prints the time to flag by two_clocks alone and by either rule;
-// then each honest pattern that alternates across polls for `days` simulated days, with how often it
-// was flagged and its lowest drift/swing where `polls` polls alternated. One device per seed, no
+// then each honest pattern that alternates across polls, and the copy on steady timers half a period
+// apart (one such kiosk on a steady timer), for `days` simulated days, with how often it was flagged
+// and its lowest drift/swing where `polls` polls alternated. One device per seed, no
 // instances and no database: the corpus (seat-corpus.ts) plays those.
 import { pollNetwork } from "../../functions/app/kiosk/poll-network.ts";
 import { type PatternCall, patternTimeline, SEAT_PATTERNS } from "./seat-patterns.ts";
@@ -57,7 +58,7 @@ function judge(calls: PatternCall[], runMs: number) {
       const j = judged[from];
       n -= 1, uneven -= Number(j.uneven), alternating -= Number(j.alternating), swing -= j.swing, drift -= j.drift;
     }
-    const twoClocks = alternating >= polls && swing > 0 && drift <= ratio * swing;
+    const twoClocks = alternating >= polls && drift <= ratio * swing && swing >= alternating;
     if (alternating >= polls && swing > 0) lowest = Math.min(lowest, drift / swing);
     if (twoClocks) clocks ??= at;
     if (twoClocks || (uneven >= 6 && uneven >= 0.05 * n)) either ??= at;
@@ -85,9 +86,10 @@ SEAT_PATTERNS.forEach((pattern, n) => {
   }
   console.log(`| ${pattern.name} | ${summary(clocks)} | ${summary(either)} |`);
 });
-console.log(`\n| honest, alternating across polls (${days} days) | days flagged | lowest drift/swing over ${polls} alternating polls |\n|---|---|---|`);
+console.log(`\n| alternating across polls, one clock (${days} days) | days flagged | lowest drift/swing over ${polls} alternating polls |\n|---|---|---|`);
 SEAT_PATTERNS.forEach((pattern, n) => {
-  if (!pattern.name.includes("round-robin across polls")) return;
+  // The honest kiosks on two WAN links round-robin, and the steady timers half a period apart that look like one on a steady timer.
+  if (!pattern.name.includes("round-robin across polls") && !pattern.name.includes("half a period apart")) return;
   let flagged = 0, lowest = Infinity;
   for (let seed = 1; seed <= days; seed++) {
     const found = judge(patternTimeline(pattern, n, 24 * HOUR, 1_000 + seed), 24 * HOUR);
