@@ -30,21 +30,22 @@
 -- in 1,000 simulated days each (every 30 s and every 60 s, jitter 10 %), their drift was at least
 -- 0.32 of their swing wherever 20 polls alternated (over 10, one fell to 0.22: too few to judge); an
 -- in-step copy's is below 0.25 after a median 15-24 minutes, and either rule flags it after a median
--- 15-17, 96-100 % of starts within 30 minutes (test/simulate/seat-clocks-model.ts; test/bench/results.md,
--- 2026-12-07). A poll alternates
--- when the last five polls came from two networks in turn; its swing and drift are taken from the
--- four gaps between them, all inside the alternation, so a stretch where the two devices' polls
--- came together (one poll of both networks) never adds a gap that belongs to neither clock.
+-- 15-17, 96-100 % of starts within 30 minutes (test/simulate/seat-clocks-model.ts;
+-- test/bench/results.md, 2026-12-07). A poll alternates when the last five polls came from two
+-- networks in turn; its swing and drift are taken from the four gaps between them, all inside the
+-- alternation, so a stretch where the two devices' polls came together (one poll of both networks)
+-- never adds a gap that belongs to neither clock.
 --
 -- What stays indistinguishable (supabase/README.md's table): a copy whose polls fall within the
 -- poll gap (5 s) of the original's is one poll of two networks, as two WAN links balanced per call
 -- make, for as long as the jitter keeps it there; a copy behind the original's address (one
 -- network) has its timing only (uneven_polls); two steady timers half a period apart are one kiosk
--- polling twice as often on two WAN links round-robin.
+-- on a steady timer polling twice as often on two WAN links round-robin, until their clocks' skews
+-- move the offset (hours).
 --
 -- Bounded per key, in the same polls value: a 32-bit tag of each unsettled burst's network (a hash
 -- of the client, not its address), the last two polls' tags and how many polls in a row have
--- alternated, and the hour's counters: about 50 bytes. The type is made again rather than extended,
+-- alternated, and the hour's counters: 67-76 bytes more a key (264-273 beside 197). The type is made again rather than extended,
 -- so that every counter the pass reads sits before the arrays, at a fixed offset: appended after
 -- them, the pass's scan walked six arrays per key to reach them (twice its CPU at 100,000 keys). The
 -- write carries one integer per burst more; settling does a few more comparisons.
