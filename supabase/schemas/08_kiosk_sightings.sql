@@ -7,21 +7,32 @@
 
 -- One key's polls: what the seat checks keep of its calls between writes. The counts come first:
 -- fixed-width fields before the arrays sit at a fixed offset, so the pass's scan of every key reads
--- them without walking the arrays.
+-- them without walking the arrays (20261207000100_seat_checks_two_clocks.sql made the type again to
+-- keep it so).
 CREATE TYPE public.kiosk_polls AS (
-	hour_started_at timestamp with time zone,
 	polls_this_hour integer,
 	polls_last_hour integer,
 	uneven_this_hour integer,
 	uneven_last_hour integer,
+	alternating_this_hour integer,
+	alternating_last_hour integer,
+	swing_this_hour real,
+	swing_last_hour real,
+	drift_this_hour real,
+	drift_last_hour real,
+	hour_started_at timestamp with time zone,
 	settled_until timestamp with time zone,
+	last_network integer,
+	network_before integer,
+	alternated integer,
 	recent timestamp with time zone[],
 	firsts timestamp with time zone[],
 	lasts timestamp with time zone[],
-	starts boolean[]
+	starts boolean[],
+	networks integer[]
 );
 
-COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls): polls and uneven polls settled this hour (since hour_started_at) and the hour before; settled_until, the last call of the last settled burst; recent, when its last six settled polls began, oldest first; firsts, lasts and starts, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start), as written.';
+COMMENT ON TYPE public.kiosk_polls IS 'A key''s polls (seat checks: uneven_polls, two_clocks): polls, uneven polls and alternating polls settled this hour (since hour_started_at) and the hour before, with the sums of the alternating polls'' swing and drift (cadence.settle_polls); settled_until, the last call of the last settled burst; last_network and network_before, the last two polls'' network tags (null: several, or unknown), and alternated, how many polls in a row came from the other network than the poll before and the same as the one before it; recent, when its last six settled polls began, oldest first; firsts, lasts, starts and networks, its bursts of calls not yet settled (first and last call, whether it holds a kiosk start, its network tag), as written.';
 
 CREATE TABLE public.kiosk_sightings (
     license_key text NOT NULL,
@@ -44,7 +55,7 @@ COMMENT ON COLUMN public.kiosk_sightings.system_name_written IS 'The system name
 
 COMMENT ON COLUMN public.kiosk_sightings.system_name_changes IS 'Changes of the written name since system_name_changes_since, a day at most (seat checks: system_name_flips).';
 
-COMMENT ON COLUMN public.kiosk_sightings.polls IS 'The key''s polls (public.kiosk_polls): its last settled polls, its bursts still unsettled, and its polls and uneven polls this hour and the last (seat checks: uneven_polls).';
+COMMENT ON COLUMN public.kiosk_sightings.polls IS 'The key''s polls (public.kiosk_polls): its last settled polls, its bursts still unsettled, the last two polls'' network tags, and its polls, uneven polls and alternating polls this hour and the last (seat checks: uneven_polls, two_clocks).';
 
 ALTER TABLE ONLY public.kiosk_sightings
     ADD CONSTRAINT kiosk_sightings_pkey PRIMARY KEY (license_key);

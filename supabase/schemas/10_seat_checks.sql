@@ -11,9 +11,13 @@ CREATE TABLE public.seat_watch (
     last_digest_at timestamp with time zone,
     uneven_polls_to_flag integer DEFAULT 6 NOT NULL,
     uneven_polls_share real DEFAULT 0.05 NOT NULL,
+    two_clocks_polls_to_flag integer DEFAULT 20 NOT NULL,
+    two_clocks_ratio real DEFAULT 0.25 NOT NULL,
     CONSTRAINT name_changes_to_flag_is_at_least_2 CHECK ((name_changes_to_flag >= 2)),
     CONSTRAINT seat_digest_to_is_an_email CHECK ((digest_to ~ '^[^@[:space:]]+@[^@[:space:]]+$'::text)),
     CONSTRAINT seat_watch_is_one_row CHECK (id),
+    CONSTRAINT two_clocks_polls_to_flag_is_at_least_10 CHECK ((two_clocks_polls_to_flag >= 10)),
+    CONSTRAINT two_clocks_ratio_is_below_one CHECK (((two_clocks_ratio > (0)::double precision) AND (two_clocks_ratio < (1)::double precision))),
     CONSTRAINT uneven_polls_share_is_a_share CHECK (((uneven_polls_share > (0)::double precision) AND (uneven_polls_share <= (1)::double precision))),
     CONSTRAINT uneven_polls_to_flag_is_at_least_2 CHECK ((uneven_polls_to_flag >= 2))
 );
@@ -28,6 +32,10 @@ COMMENT ON COLUMN public.seat_watch.uneven_polls_to_flag IS 'Uneven polls (caden
 
 COMMENT ON COLUMN public.seat_watch.uneven_polls_share IS 'The least share of the key''s polls in the current and previous hour that must be uneven to flag uneven_polls: one device losing a third of its polls makes 0.14 % in a day, half of them 0.8 %, 60 % of them 2.2 % (and 5 % in some two hours).';
 
+COMMENT ON COLUMN public.seat_watch.two_clocks_polls_to_flag IS 'Alternating polls (the last five from two networks in turn: cadence.settle_polls) in the current and previous hour that flag two_clocks, with two_clocks_ratio: fewer judge the ratio too roughly (one kiosk''s fell to 0.22 over 10).';
+
+COMMENT ON COLUMN public.seat_watch.two_clocks_ratio IS 'The most the alternating polls'' drift may be of their swing to flag two_clocks: one kiosk''s is 2 on average (1 on a steady timer), 0.32 at the least in 1,000 simulated days of two WAN links round-robin across polls; two devices'' falls to a few hundredths.';
+
 ALTER TABLE ONLY public.seat_watch
     ADD CONSTRAINT seat_watch_pkey PRIMARY KEY (id);
 
@@ -41,7 +49,7 @@ CREATE TABLE public.seat_suspicions (
     last_flagged_at timestamp with time zone NOT NULL,
     flags integer DEFAULT 1 NOT NULL,
     -- The rules of 20261126000600 and 20261126000700 stay known: the rows they flagged are history.
-    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text, 'uneven_polls'::text]) AND (cardinality(rules) > 0)))
+    CONSTRAINT seat_suspicion_rules_are_known CHECK (((rules <@ ARRAY['interleaved_networks'::text, 'interleaved_families'::text, 'poll_rate'::text, 'system_name_flips'::text, 'two_clocks'::text, 'uneven_polls'::text]) AND (cardinality(rules) > 0)))
 );
 
 COMMENT ON TABLE public.seat_suspicions IS 'Written by the seat-check pass, do not edit: each license key suspected of being used by more than one kiosk, the rules that found it, when first and last (a key flagged within a day is suspected now), and in how many passes.';
@@ -83,21 +91,30 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
     SET search_path TO ''
     SET jit TO 'off'
     AS $$
-  -- Both rules in one scan of the sightings, the few keys over a threshold first; counts of a key
+  -- Every rule in one scan of the sightings, the few keys over a threshold first; counts of a key
   -- not seen for two hours are stale and flag nothing.
   with found as (
     select s.license_key, r.rule
       from (select s.license_key, s.last_seen_at, s.system_name_changes, s.system_name_changes_since,
                    (s.polls).uneven_this_hour + (s.polls).uneven_last_hour as uneven, (s.polls).polls_this_hour + (s.polls).polls_last_hour as polls,
-                   w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag
+                   (s.polls).alternating_this_hour + (s.polls).alternating_last_hour as alternating,
+                   (s.polls).swing_this_hour + (s.polls).swing_last_hour as swing, (s.polls).drift_this_hour + (s.polls).drift_last_hour as drift,
+                   w.uneven_polls_to_flag, w.uneven_polls_share, w.name_changes_to_flag, w.two_clocks_polls_to_flag, w.two_clocks_ratio
               from public.kiosk_sightings as s cross join public.seat_watch as w
              where (s.polls).uneven_this_hour + (s.polls).uneven_last_hour >= w.uneven_polls_to_flag
                 or s.system_name_changes >= w.name_changes_to_flag
+                or (s.polls).alternating_this_hour + (s.polls).alternating_last_hour >= w.two_clocks_polls_to_flag
             offset 0) as s
      cross join lateral unnest(array[
        case when s.uneven >= s.uneven_polls_to_flag and s.uneven >= s.uneven_polls_share * s.polls
              and s.last_seen_at > p_now - interval '2 hours' then 'uneven_polls' end,
-       case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end
+       case when s.system_name_changes >= s.name_changes_to_flag and s.system_name_changes_since > p_now - interval '1 day' then 'system_name_flips' end,
+       -- two_clocks also needs the offset to have wandered past the answers' own noise: a swing of
+       -- a second squared a poll at least. Two timers that never drift, half a period apart, swing
+       -- by their answer times alone (tenths of a second), as one such kiosk on two WAN links
+       -- round-robin does; their drift and swing are then alike, and 20 polls judge them roughly.
+       case when s.alternating >= s.two_clocks_polls_to_flag and s.drift <= s.two_clocks_ratio * s.swing
+             and s.swing >= s.alternating and s.last_seen_at > p_now - interval '2 hours' then 'two_clocks' end
      ]) as r(rule)
      where r.rule is not null
   ),
@@ -117,7 +134,7 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
   select count(*)::integer from flagged
 $$;
 
-COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql and 20261126000600_seat_checks.sql.';
+COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips, two_clocks); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql, 20261126000600_seat_checks.sql and 20261207000100_seat_checks_two_clocks.sql.';
 
 CREATE FUNCTION cadence.seat_digest(p_now timestamp with time zone) RETURNS TABLE(recipient text, since timestamp with time zone, suspects jsonb)
     LANGUAGE plpgsql STABLE
@@ -149,7 +166,7 @@ $$;
 
 COMMENT ON FUNCTION cadence.seat_digest(p_now timestamp with time zone) IS 'The daily digest due at p_now: its recipient, the previous digest''s time and the keys flagged since; no row when digest_to is empty, a digest went out within a day, or nothing was flagged since.';
 
-CREATE FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) RETURNS public.kiosk_polls
+CREATE FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone, p_networks integer[] DEFAULT NULL::integer[]) RETURNS public.kiosk_polls
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
@@ -157,14 +174,25 @@ declare
   v_firsts timestamptz[] := coalesce(p_polls.firsts, '{}') || coalesce(p_firsts, '{}');
   v_lasts timestamptz[] := coalesce(p_polls.lasts, '{}') || coalesce(p_lasts, '{}');
   v_starts boolean[] := coalesce(p_polls.starts, '{}') || coalesce(p_starts, '{}');
+  -- A write from an instance deployed before the tags carries none: its bursts are of no network.
+  v_networks integer[] := case when coalesce(cardinality(p_polls.networks), 0) = coalesce(cardinality(p_polls.firsts), 0)
+                                and coalesce(cardinality(p_networks), 0) = coalesce(cardinality(p_firsts), 0)
+                               then coalesce(p_polls.networks, '{}') || coalesce(p_networks, '{}') end;
   v_order integer[] := '{}';
   v_first timestamptz[] := '{}';
   v_last timestamptz[] := '{}';
   v_start boolean[] := '{}';
+  v_network integer[] := '{}';
   v_polls timestamptz[] := coalesce(p_polls.recent, '{}');
+  v_last_network integer := p_polls.last_network;
+  v_network_before integer := p_polls.network_before;
+  v_alternated integer := coalesce(p_polls.alternated, 0);
   v_settled_until timestamptz := p_polls.settled_until;
   v_settled integer := 0;
   v_uneven integer := 0;
+  v_alternating integer := 0;
+  v_swing float8 := 0;
+  v_drift float8 := 0;
   v_hours integer;
   v_n integer := 0;
   v_i integer;
@@ -193,15 +221,18 @@ begin
       v_j := v_j - 1;
     end loop;
   end loop;
+  -- Merged bursts keep their network when both had the same one; of two networks, a burst has none.
   foreach v_i in array v_order loop
     if v_n > 0 and v_firsts[v_i] - v_last[v_n] <= p_gap then
       v_last[v_n] := greatest(v_last[v_n], v_lasts[v_i]);
       v_start[v_n] := v_start[v_n] or v_starts[v_i];
+      v_network[v_n] := case when v_network[v_n] = v_networks[v_i] then v_network[v_n] end;
     else
       v_n := v_n + 1;
       v_first[v_n] := v_firsts[v_i];
       v_last[v_n] := v_lasts[v_i];
       v_start[v_n] := v_starts[v_i];
+      v_network[v_n] := v_networks[v_i];
     end if;
   end loop;
 
@@ -246,6 +277,21 @@ begin
       if v_is_uneven then
         v_uneven := v_uneven + 1;
       end if;
+      -- Two clocks (two_clocks): a poll from the other network than the poll before and the same
+      -- as the one before that extends the run of such polls; three in a row are the last five
+      -- polls from two networks in turn, each keeping its own. Their four gaps give this poll's
+      -- swing (how far its gap is from the one before) and drift (how far the last pair's sum is
+      -- from the pair's before): one kiosk's drift is twice its swing on average; two devices'
+      -- pairs each add up to one device's interval while the split between them wanders, so their
+      -- swing grows and their drift stays at the jitter.
+      v_alternated := case when v_network[v_k] <> v_last_network and v_network[v_k] = v_network_before then v_alternated + 1 else 0 end;
+      v_network_before := v_last_network;
+      v_last_network := v_network[v_k];
+      if v_alternated >= 3 and v_j >= 5 then
+        v_alternating := v_alternating + 1;
+        v_swing := v_swing + (v_g4 - v_g3) ^ 2;
+        v_drift := v_drift + (v_g4 + v_g3 - v_g2 - v_g1) ^ 2;
+      end if;
     end if;
     v_settled_until := v_last[v_k];
     v_k := v_k + 1;
@@ -259,19 +305,26 @@ begin
                   else 0 end;
   v_j := cardinality(v_polls);
   return row(
-    case when v_hours > 0 then p_at else p_polls.hour_started_at end,
     case when v_hours > 0 then 0 else p_polls.polls_this_hour end + v_settled,
     case v_hours when 0 then p_polls.polls_last_hour when 1 then p_polls.polls_this_hour else 0 end,
     case when v_hours > 0 then 0 else p_polls.uneven_this_hour end + v_uneven,
     case v_hours when 0 then p_polls.uneven_last_hour when 1 then p_polls.uneven_this_hour else 0 end,
-    v_settled_until, v_polls[greatest(1, v_j - 5):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n]
-  )::public.kiosk_polls;
+    case when v_hours > 0 then 0 else p_polls.alternating_this_hour end + v_alternating,
+    case v_hours when 0 then p_polls.alternating_last_hour when 1 then p_polls.alternating_this_hour else 0 end,
+    case when v_hours > 0 then 0 else p_polls.swing_this_hour end + v_swing,
+    case v_hours when 0 then p_polls.swing_last_hour when 1 then p_polls.swing_this_hour else 0 end,
+    case when v_hours > 0 then 0 else p_polls.drift_this_hour end + v_drift,
+    case v_hours when 0 then p_polls.drift_last_hour when 1 then p_polls.drift_this_hour else 0 end,
+    case when v_hours > 0 then p_at else p_polls.hour_started_at end,
+    v_settled_until, v_last_network, v_network_before, v_alternated,
+    v_polls[greatest(1, v_j - 5):], v_first[v_k:v_n], v_last[v_k:v_n], v_start[v_k:v_n], v_network[v_k:v_n]
+)::public.kiosk_polls;
 end
 $$;
 
-COMMENT ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) IS 'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts) merged where less than p_gap apart, all but the last two settled into recent polls (the last six kept), each settled poll judged uneven or not (uneven_polls), and the hour''s counts rolled.';
+COMMENT ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone, p_networks integer[]) IS 'A key''s polls after a write at p_at: its unsettled bursts and this write''s (p_firsts, p_lasts, p_starts, p_networks) merged where less than p_gap apart, all but the last two settled into recent polls (the last six kept), each settled poll judged uneven or not (uneven_polls) and, when the last five came from two networks in turn, its gaps'' swing and drift summed (two_clocks), and the hour''s counts rolled.';
 
--- What staff read: the rules, the polls and uneven polls, and the last six polls' starts, which show the interleaving.
+-- What staff read: the rules, the polls, uneven and alternating polls, and the last six polls' starts, which show the interleaving.
 CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
  SELECT q.license_key,
     ( SELECT a.email
@@ -289,10 +342,12 @@ CREATE VIEW public.suspected_copies WITH (security_invoker='true') AS
     (s.polls).uneven_last_hour AS uneven_polls_last_hour,
     (s.polls).recent AS recent_polls,
     s.last_seen_ip,
-    s.system_name_changes
+    s.system_name_changes,
+    (s.polls).alternating_this_hour AS alternating_polls_this_hour,
+    (s.polls).alternating_last_hour AS alternating_polls_last_hour
    FROM ((public.seat_suspicions q
      JOIN public.license_keys k ON ((k.key = q.license_key)))
      LEFT JOIN public.kiosk_sightings s ON ((s.license_key = q.license_key)))
   WHERE (q.last_flagged_at > (now() - '1 day'::interval));
 
-COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last six polls began, the latest client IP, system-name changes. A suspicion refuses nobody.';
+COMMENT ON VIEW public.suspected_copies IS 'Staff: license keys suspected of being used by more than one kiosk in the last day, with the rules that found them and the evidence: polls and uneven polls this hour and the last, when the last six polls began, the latest client IP, system-name changes, and the polls that alternated between two networks this hour and the last. A suspicion refuses nobody.';

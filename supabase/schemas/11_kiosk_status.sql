@@ -17,7 +17,7 @@ $$;
 
 COMMENT ON FUNCTION cadence.forget_deleted_key_sightings() IS 'Trigger: a deleted license key''s sighting goes with it.';
 
-CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_poll_gap interval DEFAULT '00:00:05'::interval, p_burst_from integer[] DEFAULT '{}'::integer[], p_burst_count integer[] DEFAULT '{}'::integer[], p_burst_firsts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_lasts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_starts boolean[] DEFAULT '{}'::boolean[]) RETURNS void
+CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[] DEFAULT '{}'::text[], p_last_names text[] DEFAULT '{}'::text[], p_name_changes integer[] DEFAULT '{}'::integer[], p_poll_gap interval DEFAULT '00:00:05'::interval, p_burst_from integer[] DEFAULT '{}'::integer[], p_burst_count integer[] DEFAULT '{}'::integer[], p_burst_firsts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_lasts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[], p_burst_starts boolean[] DEFAULT '{}'::boolean[], p_burst_networks integer[] DEFAULT '{}'::integer[]) RETURNS void
     LANGUAGE sql
     SET search_path TO ''
     SET jit TO 'off'
@@ -36,8 +36,9 @@ CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp wi
          -- memory), and this write's first name against the stored one.
          coalesce(u.name_changes, 0) + case when u.first_name <> old.system_name_written then 1 else 0 end,
          case when u.last_name is not null then u.seen_at end,
-         row(null, 0, 0, 0, 0, null, null, p_burst_firsts[u.burst_from : u.burst_from + u.bursts - 1],
-             p_burst_lasts[u.burst_from : u.burst_from + u.bursts - 1], p_burst_starts[u.burst_from : u.burst_from + u.bursts - 1])::public.kiosk_polls
+         row(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, null, null, null, 0, null, p_burst_firsts[u.burst_from : u.burst_from + u.bursts - 1],
+             p_burst_lasts[u.burst_from : u.burst_from + u.bursts - 1], p_burst_starts[u.burst_from : u.burst_from + u.bursts - 1],
+             p_burst_networks[u.burst_from : u.burst_from + u.bursts - 1])::public.kiosk_polls
   from unnest(p_keys, p_seen_at, p_ips, p_versions, p_first_names, p_last_names, p_name_changes, p_burst_from, p_burst_count)
        as u(key, seen_at, ip, version, first_name, last_name, name_changes, burst_from, bursts)
   left join public.kiosk_sightings as old on old.license_key = u.key
@@ -58,13 +59,17 @@ CREATE FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp wi
                                           then 0 else s.system_name_changes end)
                                     + excluded.system_name_changes end,
     polls = case when coalesce(cardinality((s.polls).firsts), 0) + coalesce(cardinality((excluded.polls).firsts), 0) >= 6
-                 then cadence.settle_polls(s.polls, (excluded.polls).firsts, (excluded.polls).lasts, (excluded.polls).starts, p_poll_gap, excluded.last_seen_at)
-                 else row((s.polls).hour_started_at, (s.polls).polls_this_hour, (s.polls).polls_last_hour, (s.polls).uneven_this_hour,
-                          (s.polls).uneven_last_hour, (s.polls).settled_until, (s.polls).recent, (s.polls).firsts || (excluded.polls).firsts,
-                          (s.polls).lasts || (excluded.polls).lasts, (s.polls).starts || (excluded.polls).starts)::public.kiosk_polls end
+                 then cadence.settle_polls(s.polls, (excluded.polls).firsts, (excluded.polls).lasts, (excluded.polls).starts, p_poll_gap,
+                                           excluded.last_seen_at, (excluded.polls).networks)
+                 else row((s.polls).polls_this_hour, (s.polls).polls_last_hour, (s.polls).uneven_this_hour, (s.polls).uneven_last_hour,
+                          (s.polls).alternating_this_hour, (s.polls).alternating_last_hour, (s.polls).swing_this_hour, (s.polls).swing_last_hour,
+                          (s.polls).drift_this_hour, (s.polls).drift_last_hour, (s.polls).hour_started_at, (s.polls).settled_until,
+                          (s.polls).last_network, (s.polls).network_before, (s.polls).alternated, (s.polls).recent,
+                          (s.polls).firsts || (excluded.polls).firsts, (s.polls).lasts || (excluded.polls).lasts,
+                          (s.polls).starts || (excluded.polls).starts, (s.polls).networks || (excluded.polls).networks)::public.kiosk_polls end
 $$;
 
-COMMENT ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each key''s bursts of calls (first and last call, whether it holds a kiosk start) formed with p_poll_gap, settled into its polls (public.kiosk_polls) every few writes.';
+COMMENT ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[], p_burst_networks integer[]) IS 'Records sightings of license keys (one per key in the first arrays: the latest wins; a sighting without a version keeps the held one) and the seat-check evidence of the same write: system names per key, and each key''s bursts of calls (first and last call, whether it holds a kiosk start, the tag of its network) formed with p_poll_gap, settled into its polls (public.kiosk_polls) every few writes.';
 
 -- Kept for the API instances deployed before cadence.record_kiosk_polls
 -- (20261127000400_seat_checks_uneven_polls.sql; supabase/README.md, "Changing a function the API

@@ -342,8 +342,8 @@ GRANT ALL ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) TO
 REVOKE ALL ON FUNCTION cadence.seat_digest(p_now timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.seat_digest(p_now timestamp with time zone) TO service_role;
 
-REVOKE ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone) TO service_role;
+REVOKE ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone, p_networks integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.settle_polls(p_polls public.kiosk_polls, p_firsts timestamp with time zone[], p_lasts timestamp with time zone[], p_starts boolean[], p_gap interval, p_at timestamp with time zone, p_networks integer[]) TO service_role;
 
 -- Account holders: their own keys' flags and the counts on their sightings (granted with the rest of
 -- the row, so a holder's select * keeps working), not the networks (which name whoever copied).
@@ -365,8 +365,8 @@ GRANT ALL ON TABLE public.suspected_copies TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.forget_deleted_key_sightings() FROM PUBLIC;
 
-REVOKE ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[]) TO service_role;
+REVOKE ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[], p_burst_networks integer[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.record_kiosk_polls(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_poll_gap interval, p_burst_from integer[], p_burst_count integer[], p_burst_firsts timestamp with time zone[], p_burst_lasts timestamp with time zone[], p_burst_starts boolean[], p_burst_networks integer[]) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.record_kiosk_sightings(p_keys text[], p_seen_at timestamp with time zone[], p_ips inet[], p_versions text[], p_calls integer[], p_first_names text[], p_last_names text[], p_name_changes integer[], p_net_keys text[], p_networks cidr[], p_net_first timestamp with time zone[], p_net_last timestamp with time zone[], p_net_calls integer[], p_net_returns integer[]) TO service_role;

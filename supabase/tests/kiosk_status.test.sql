@@ -18,7 +18,7 @@ insert into public.license_keys (key, email) values ('KIOS-0000-0000-0001', 'kio
 -- cadence.record_kiosk_polls: a first sighting with a version, a name and one burst of calls.
 select has_function('cadence', 'record_kiosk_polls',
   array['text[]', 'timestamp with time zone[]', 'inet[]', 'text[]', 'text[]', 'text[]', 'integer[]', 'interval', 'integer[]', 'integer[]',
-        'timestamp with time zone[]', 'timestamp with time zone[]', 'boolean[]'], 'record_kiosk_polls exists');
+        'timestamp with time zone[]', 'timestamp with time zone[]', 'boolean[]', 'integer[]'], 'record_kiosk_polls exists');
 select cadence.record_kiosk_polls(array['KIOS-0000-0000-0001', 'KIOS-9999-9999-9999'], array['2026-03-02 10:00+00', '2026-03-02 10:00+00']::timestamptz[],
   array['198.51.100.1', '198.51.100.2']::inet[], array[repeat('a', 64), null], array['Lobby'], array['Lobby'], array[0], interval '5 seconds',
   array[1], array[1], array['2026-03-02 10:00+00']::timestamptz[], array['2026-03-02 10:00:02+00']::timestamptz[], array[false]);

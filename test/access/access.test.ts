@@ -91,6 +91,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   "public.seat_watch": {
     columns: {
       id: "", digest_to: "", name_changes_to_flag: "", last_digest_at: "", uneven_polls_to_flag: "", uneven_polls_share: "",
+      two_clocks_polls_to_flag: "", two_clocks_ratio: "",
     },
   },
   "public.seat_suspicions": {
@@ -100,7 +101,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: {
       license_key: "", account_email: "", system_name: "", active: "", rules: "", first_flagged_at: "", last_flagged_at: "", flags: "",
       polls_this_hour: "", polls_last_hour: "", uneven_polls_this_hour: "", uneven_polls_last_hour: "", recent_polls: "", last_seen_ip: "",
-      system_name_changes: "",
+      system_name_changes: "", alternating_polls_this_hour: "", alternating_polls_last_hour: "",
     },
   },
   "public.kiosk_uptime": {

@@ -5,13 +5,15 @@
 // before the seat checks (the old statement, restored in the bench's database only) beside the write
 // carrying the evidence, alternately, each round a minute later: each key's poll (its schedule and
 // proclamations read, 0.6 s apart), and for a share of them (copied) a second device's poll 17 s
-// later, half of those from an IPv6 /64; then the seat-check pass every minute would run. Each statement's cost is taken twice: its wall
+// later, half of those from an IPv6 /64 (each burst with its network's tag, as the API writes it);
+// then the seat-check pass every minute would run. Each statement's cost is taken twice: its wall
 // time and the CPU time of the database backend that ran it (/proc/<pid>/stat: on a shared machine
 // the CPU time moves less than the wall time). Prints the writes' means (a write's cost depends on
 // how many of its keys settle) and the pass's median, and the cost per day, at a kiosk polling every
 // 60 s (each key written once a minute: 1,440 writes a day).
 import { readFileSync } from "node:fs";
 import pg from "pg";
+import { pollNetwork } from "../../functions/app/kiosk/poll-network.ts";
 import { POLL_GAP_MS } from "../../functions/app/kiosk/sightings.ts";
 import { cpuSeconds } from "./cpu.ts";
 import { migratedDatabase } from "./database.ts";
@@ -75,13 +77,14 @@ export async function measureSeatChecks(flags: Pick<BenchFlags, "keys" | "rounds
       // Each key's bursts: its own poll's, and a copied key's second device's.
       const counts = ns.map((n) => (copied(n) ? 2 : 1));
       const starts = counts.flatMap((count) => (count === 2 ? [0, SECOND_DEVICE_MS] : [0]));
+      const networks = ns.flatMap((n) => (copied(n) ? [pollNetwork(ipOf(n)), pollNetwork(otherIpOf(n))] : [pollNetwork(ipOf(n))]));
       let next = 1;
       return client.query(
         `select cadence.record_kiosk_polls($1::text[], $2::timestamptz[], $3::inet[], $4::text[], $5::text[], $6::text[], $7::integer[],
-           $8::interval, $9::integer[], $10::integer[], $11::timestamptz[], $12::timestamptz[], $13::boolean[])`,
+           $8::interval, $9::integer[], $10::integer[], $11::timestamptz[], $12::timestamptz[], $13::boolean[], $14::integer[])`,
         [batch, times, ips, batch.map(() => null), batch.map(() => null), batch.map(() => null), batch.map(() => 0),
           `${POLL_GAP_MS} milliseconds`, counts.map((count) => (next += count) - count), counts,
-          starts.map((ms) => at(round, ms)), starts.map((ms) => at(round, ms + POLL_MS)), starts.map(() => false)],
+          starts.map((ms) => at(round, ms)), starts.map((ms) => at(round, ms + POLL_MS)), starts.map(() => false), networks],
       );
     };
     /** Runs `work`, returning its wall time and the backend's CPU time, in ms. */

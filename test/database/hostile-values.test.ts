@@ -150,7 +150,7 @@ describe("hostile values in every store function: bind parameters, read back as 
     const changed = await changedBy(() =>
       recordSightings(
         db,
-        HOSTILE.map((value) => [value, { ...firstSighting(Date.now(), null), version: value, firstName: value, lastName: value, bursts: [{ first: 0, last: 0, starting: true }] }] as const),
+        HOSTILE.map((value) => [value, { ...firstSighting(Date.now(), null), version: value, firstName: value, lastName: value, bursts: [{ first: 0, last: 0, starting: true, network: null }] }] as const),
         POLL_GAP_MS,
       ),
     );

@@ -5,7 +5,7 @@ import { DatabaseUnavailable } from "../../functions/app/db/unavailable.ts";
 import { checkSeats } from "../../functions/app/kiosk/seat-checks.ts";
 import { BURSTS_KEPT_PER_KEY, type KioskCall, kioskSightings } from "../../functions/app/kiosk/sightings.ts";
 import { corpusMatrix, type PatternVerdict, playCorpus } from "../simulate/seat-corpus.ts";
-import { SEAT_PATTERNS } from "../simulate/seat-patterns.ts";
+import { SEAT_PATTERNS, seeded } from "../simulate/seat-patterns.ts";
 import { memoryLogger, testApp } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { freshDatabase, type TestDatabase } from "../support/database.ts";
@@ -29,6 +29,19 @@ interface Call extends KioskCall {
 function polls(key: string, ip: (i: number) => string, from: number, until: number, everyMs = MINUTE): Call[] {
   const calls: Call[] = [];
   for (let at = from, i = 0; at < until; at += everyMs, i += 1) calls.push({ at, key, ip: ip(i) }, { at: at + 600, key, ip: ip(i) });
+  return calls;
+}
+
+/**
+ * A kiosk polling `key` every `everyMs` with the usual jitter (each interval within 10 % either way,
+ * drawn from `random`), from `from` to `until`, from `ip(i)` at its i-th poll: its schedule and, but
+ * for a kiosk making one call a poll, its proclamations 0.6 s later.
+ */
+function jittered(key: string, ip: (i: number) => string, from: number, until: number, random: () => number, everyMs = MINUTE, callsAPoll = 2): Call[] {
+  const calls: Call[] = [];
+  for (let at = from, i = 0; at < until; at += everyMs * (1 + 0.1 * (2 * random() - 1)), i += 1) {
+    for (let call = 0; call < callsAPoll; call++) calls.push({ at: Math.round(at) + call * 600, key, ip: ip(i) });
+  }
   return calls;
 }
 
@@ -133,7 +146,7 @@ describe("seat checks: the corpus of how kiosks really call (test/simulate/seat-
     (name) => {
       const verdict = verdicts.find((v) => v.name === name)!;
       expect(verdict.flaggedBeforeCopy, corpusMatrix([verdict])).toBe(false);
-      expect(verdict.rules).toEqual(["uneven_polls"]);
+      expect(verdict.rules.filter((rule) => !["two_clocks", "uneven_polls"].includes(rule))).toEqual([]);
       expect(verdict.foundAfterMs).not.toBeNull();
       expect(verdict.foundAfterMs!).toBeLessThanOrEqual(3 * HOUR);
     },
@@ -214,8 +227,10 @@ describe("seat checks: polls, not calls", () => {
       ...polls(otherFamily, (i) => `2001:db8:21::${i + 1}`, 0, 90 * MINUTE),
       ...polls(otherFamily, () => "203.0.113.21", 10 * MINUTE + 13 * SECOND, 90 * MINUTE, 59 * SECOND),
     ]);
+    // The copy on the other family also keeps its own network poll after poll (two_clocks, below).
+    expect(await rulesOf(sameNat)).toEqual(["uneven_polls"]);
+    expect(await rulesOf(otherFamily)).toEqual(["two_clocks", "uneven_polls"]);
     for (const key of [sameNat, otherFamily]) {
-      expect(await rulesOf(key)).toEqual(["uneven_polls"]);
       const [flagged] = await sql`select (extract(epoch from first_flagged_at) * 1000)::float8 as ms from public.seat_suspicions where license_key = ${key}`;
       expect(flagged.ms - (t0 + 10 * MINUTE)).toBeLessThanOrEqual(60 * MINUTE);
     }
@@ -254,6 +269,56 @@ describe("seat checks: polls, not calls", () => {
   it("a kiosk renamed once by its holder is not flagged", async () => {
     const [key] = await newKeys(1);
     await play([...start(key, "198.51.100.32", 0, "Lobby"), ...start(key, "198.51.100.32", 10 * MINUTE, "Front desk"), ...start(key, "198.51.100.32", 20 * MINUTE, "Front desk")]);
+    expect(await rulesOf(key)).toBeUndefined();
+  });
+});
+
+describe("seat checks: two clocks (a copy polling in step, issue 60)", () => {
+  /** When `key` was first flagged, ms after `from`; null when not. */
+  const flaggedAfter = async (key: string, from: number) => {
+    const [row] = await sql`select (extract(epoch from first_flagged_at) * 1000)::float8 as ms from public.seat_suspicions where license_key = ${key}`;
+    return row ? row.ms - from : null;
+  };
+
+  it.each([0, 5, 15, 30])("a copy polling as often, started %i s after one of the original's polls in its /24, is flagged within 30 minutes", async (offset) => {
+    const [key] = await newKeys(1);
+    const random = seeded(60 + offset);
+    const original = jittered(key, () => "198.51.100.60", 0, 75 * MINUTE, random);
+    const copyFrom = original.find((call) => call.at >= 20 * MINUTE)!.at + offset * SECOND;
+    const { start: t0 } = await play([...original, ...start(key, "198.51.100.61", copyFrom, "Lobby"), ...jittered(key, () => "198.51.100.61", copyFrom + MINUTE, 75 * MINUTE, random)]);
+    expect(await rulesOf(key)).toContain("two_clocks");
+    expect(await flaggedAfter(key, t0 + copyFrom)).toBeLessThanOrEqual(30 * MINUTE);
+  });
+
+  it("a copy on the other family, 30 s after, keeps its /64 while its privacy address changes: flagged within 30 minutes", async () => {
+    const [key] = await newKeys(1);
+    const random = seeded(61);
+    const original = jittered(key, () => "198.51.100.62", 0, 75 * MINUTE, random);
+    const copyFrom = original.find((call) => call.at >= 20 * MINUTE)!.at + 30 * SECOND;
+    const { start: t0 } = await play([
+      ...original,
+      ...jittered(key, (i) => `2001:db8:62:1:${((i * 7919) % 0xffff).toString(16)}::${(i + 1).toString(16)}`, copyFrom, 75 * MINUTE, random),
+    ]);
+    expect(await rulesOf(key)).toContain("two_clocks");
+    expect(await flaggedAfter(key, t0 + copyFrom)).toBeLessThanOrEqual(30 * MINUTE);
+  });
+
+  it("two WAN links balanced round-robin across polls, one call a poll, every 30 s: alternating polls of one clock, not flagged", async () => {
+    const [key] = await newKeys(1);
+    await play(jittered(key, (i) => (i % 2 ? "203.0.113.63" : "198.51.100.63"), 0, 2 * HOUR, seeded(63), 30 * SECOND, 1));
+    const [counts] = await sql`select (polls).alternating_this_hour + (polls).alternating_last_hour as alternating,
+                                      (polls).drift_this_hour + (polls).drift_last_hour as drift, (polls).swing_this_hour + (polls).swing_last_hour as swing
+                                 from public.kiosk_sightings where license_key = ${key}`;
+    expect(counts.alternating).toBeGreaterThan(100);
+    expect(counts.drift).toBeGreaterThan(counts.swing);
+    expect(await rulesOf(key)).toBeUndefined();
+  });
+
+  it("two WAN links balanced per call put both networks in each poll: no poll alternates", async () => {
+    const [key] = await newKeys(1);
+    await play(jittered(key, () => "unused", 0, HOUR, seeded(64)).map((call, i) => ({ ...call, ip: i % 2 ? "203.0.113.64" : "198.51.100.64", instance: i % 2 })), 2);
+    const [counts] = await sql`select (polls).alternating_this_hour as alternating from public.kiosk_sightings where license_key = ${key}`;
+    expect(counts.alternating).toBe(0);
     expect(await rulesOf(key)).toBeUndefined();
   });
 });
@@ -353,7 +418,7 @@ describe("seat checks: the daily digest e-mail to staff", () => {
     const [key] = await newKeys(1);
     const outbox = async () => (await sql`select recipient, subject, text_body from public.email_outbox where recipient = 'staff@example.com'`);
     const { clock } = await play([...polls(key, () => "198.51.100.90", 0, 40 * MINUTE), ...polls(key, () => "203.0.113.90", 17_000, 40 * MINUTE)]);
-    expect(await rulesOf(key)).toEqual(["uneven_polls"]);
+    expect(await rulesOf(key)).toEqual(["two_clocks", "uneven_polls"]);
     expect(await outbox()).toEqual([]);
     await sql`update public.seat_watch set digest_to = 'staff@example.com'`;
     try {
@@ -395,7 +460,7 @@ describe("seat checks through Supabase's Data API: account holders see their own
   it("the holder of the key sees its flag in kiosk_status, its rules in seat_suspicions and its own sightings row whole", async () => {
     expect(await asRole("authenticated", `select suspected_copy from public.kiosk_status where license_key = '${key}'`)).toEqual([{ suspected_copy: true }]);
     expect(await asRole("authenticated", `select license_key, rules from public.seat_suspicions where license_key = '${key}'`))
-      .toEqual([{ license_key: key, rules: ["uneven_polls"] }]);
+      .toEqual([{ license_key: key, rules: ["two_clocks", "uneven_polls"] }]);
     expect(await asRole("authenticated", `select * from public.kiosk_sightings where license_key = '${key}'`)).toHaveLength(1);
     const [row] = await asRole("authenticated", `select (polls).uneven_this_hour + (polls).uneven_last_hour as uneven from public.kiosk_sightings where license_key = '${key}'`);
     expect(row.uneven).toBeGreaterThan(0);

@@ -33,6 +33,8 @@ export interface PatternVerdict {
   copyRan: boolean;
   /** Its key's closest approach to a flag at a pass: uneven polls and polls in the current and previous hour, and how near (1: flagged). */
   closest: Closest;
+  /** Its key's closest approach to a two_clocks flag at a pass: alternating polls, their drift's share of their swing, how near. */
+  closestClocks: ClosestClocks;
   /** The docs' reason, for a copy no rule can tell from an honest pattern. */
   indistinguishable?: string;
 }
@@ -43,6 +45,23 @@ export interface Closest {
   polls: number;
   nearness: number;
 }
+
+/** A key's alternating polls and their drift's share of their swing at a pass, and how near a two_clocks flag: the lesser of alternating/threshold and ratio/share. */
+export interface ClosestClocks {
+  alternating: number;
+  driftShare: number;
+  nearness: number;
+}
+
+/** Each of some keys (`$1`) with alternating polls now: how many, their drift's share of their swing, and how near a two_clocks flag that is. */
+export const CLOSEST_CLOCKS_SQL = `
+  select s.key, s.alternating, s.drift / s.swing as "driftShare",
+         least(s.alternating::float8 / w.two_clocks_polls_to_flag, w.two_clocks_ratio / greatest(s.drift / s.swing, 1e-9)) as nearness
+    from (select license_key as key, (polls).alternating_this_hour + (polls).alternating_last_hour as alternating,
+                 ((polls).swing_this_hour + (polls).swing_last_hour)::float8 as swing, ((polls).drift_this_hour + (polls).drift_last_hour)::float8 as drift
+            from public.kiosk_sightings where license_key = any($1::text[])) as s,
+         public.seat_watch as w
+   where s.alternating > 0 and s.swing > 0`;
 
 /** Each of some keys (`$1`) with uneven polls now: its uneven polls, polls, and how near a flag they are. */
 export const CLOSEST_SQL = `
@@ -65,6 +84,7 @@ export function judgePatterns(
   keysOf: (pattern: SeatPattern, n: number) => string[],
   flags: Map<string, { rules: string[]; firstMs: number }>,
   closest: Map<string, Closest>,
+  closestClocks: Map<string, ClosestClocks>,
   startedAt: number,
   runMs: number,
 ): PatternVerdict[] {
@@ -83,6 +103,7 @@ export function judgePatterns(
       flaggedBeforeCopy: copyAt !== null && found.length > 0 && first < copyAt,
       copyRan: pattern.copyFrom !== undefined && pattern.copyFrom(runMs) < runMs,
       closest: keys.map((key) => closest.get(key) ?? { uneven: 0, polls: 0, nearness: 0 }).reduce((a, b) => (b.nearness > a.nearness ? b : a)),
+      closestClocks: keys.map((key) => closestClocks.get(key) ?? { alternating: 0, driftShare: 0, nearness: 0 }).reduce((a, b) => (b.nearness > a.nearness ? b : a)),
       ...(pattern.indistinguishable ? { indistinguishable: pattern.indistinguishable } : {}),
     };
   });
@@ -133,6 +154,7 @@ export async function playCorpus(run: CorpusRun): Promise<PatternVerdict[]> {
   const instances: Array<{ sightings: SightingsWriter; until: number }> = Array.from({ length: run.instances }, writer);
   const ports = { db: run.db, now, log: run.log };
   const closest = new Map<string, Closest>();
+  const closestClocks = new Map<string, ClosestClocks>();
   let next = 0;
   for (let tick = FLUSH_MS; tick <= run.runMs; tick += FLUSH_MS) {
     for (; next < calls.length && calls[next].at < tick; next++) {
@@ -158,6 +180,9 @@ export async function playCorpus(run: CorpusRun): Promise<PatternVerdict[]> {
       for (const { key, ...now } of await run.db.query<Closest & { key: string }>(CLOSEST_SQL, [allKeys])) {
         if (now.nearness > (closest.get(key)?.nearness ?? 0)) closest.set(key, now);
       }
+      for (const { key, ...now } of await run.db.query<ClosestClocks & { key: string }>(CLOSEST_CLOCKS_SQL, [allKeys])) {
+        if (now.nearness > (closestClocks.get(key)?.nearness ?? 0)) closestClocks.set(key, now);
+      }
     }
     if (tick % (60 * MINUTE) === 0) run.progress?.(tick / (60 * MINUTE));
   }
@@ -169,7 +194,7 @@ export async function playCorpus(run: CorpusRun): Promise<PatternVerdict[]> {
       [allKeys],
     )).map((row) => [row.key, { rules: row.rules, firstMs: row.first_ms }]),
   );
-  return judgePatterns(run.patterns, keysOf, flags, closest, run.startAt, run.runMs);
+  return judgePatterns(run.patterns, keysOf, flags, closest, closestClocks, run.startAt, run.runMs);
 }
 
 /** The confusion matrix as Markdown: each pattern, what it is, the flags it raised or how soon it was found, and its key's closest approach to a flag. */
@@ -191,11 +216,16 @@ export function corpusMatrix(verdicts: PatternVerdict[]): string {
     const closest = uneven === 0
       ? "none uneven"
       : `${uneven} uneven of ${polls} polls (${nearness >= 1 ? "over both thresholds" : `${Math.round(nearness * 100)} % of the way`})`;
-    return `| ${v.name}${v.keys > 1 ? ` (${v.keys} keys)` : ""} | ${v.kind} | ${outcome} | ${closest} |`;
+    const clocks = v.closestClocks.alternating === 0
+      ? "none alternating"
+      : `${v.closestClocks.alternating} alternating, drift ${v.closestClocks.driftShare.toFixed(2)} of swing (${
+        v.closestClocks.nearness >= 1 ? "over both thresholds" : `${Math.round(v.closestClocks.nearness * 100)} % of the way`
+      })`;
+    return `| ${v.name}${v.keys > 1 ? ` (${v.keys} keys)` : ""} | ${v.kind} | ${outcome} | ${closest} | ${clocks} |`;
   };
   return [
-    "| pattern | kind | outcome | closest to a flag at a pass: uneven polls of polls in two hours, how near |",
-    "|---|---|---|---|",
+    "| pattern | kind | outcome | closest to uneven_polls at a pass: uneven polls of polls in two hours, how near | closest to two_clocks: alternating polls in two hours, their drift's share of their swing, how near |",
+    "|---|---|---|---|---|",
     ...verdicts.map(row),
   ].join("\n");
 }

@@ -46,6 +46,12 @@ interface Device {
   lostShare?: number;
   /** Between the calls of one poll, at most this long (ms; 900 unless told). */
   spreadMs?: number;
+  /**
+   * Starts `offsetMs` after the first poll of device number `device` at or after its `from`: a copy
+   * started in step with the original, so its polls come that far after the original's at first
+   * (each timer's jitter then moves them).
+   */
+  inStep?: { device: number; offsetMs: number };
 }
 
 export interface SeatPattern {
@@ -92,6 +98,13 @@ const until = (at: number, before: Address, after: Address): Address => (t, rand
 const perConnection = (a: string, b: string): Address => (_, random) => (random() < 0.5 ? a : b);
 /** Happy eyeballs: each call on the family that connected first, IPv4 or a privacy address of the venue's /64. */
 const happyEyeballs = (n: number, v4: string): Address => (_, random) => (random() < 0.5 ? v4 : privacyV6(n, 1, random));
+/** Two WAN links balanced round-robin: each call (each connection) through the other link than the call before. */
+const roundRobin = (a: string, b: string): Address => {
+  let calls = 0;
+  return () => (calls++ % 2 === 0 ? a : b);
+};
+/** A device on IPv6 only: a new privacy address of its /64 at each call, the /64 its own. */
+const onlyV6 = (n: number, subnet: number): Address => (_, random) => privacyV6(n, subnet, random);
 /** A mobile carrier's pool: each connection from any address of it. */
 const pooled = (n: number): Address => (_, random) => carrierPool(n, random);
 /** A carrier-grade NAT that keeps a mapping for minutes: a new pool address every `holdMs`. */
@@ -107,7 +120,10 @@ const copied = (first: Omit<Device, "key">, second: Omit<Device, "key">, runMs: 
   { key: 0, from: copyStart(runMs) + 13 * SECOND, ...second },
 ];
 
-/** The corpus: honest patterns first (each must raise no flag in a day), then copies (each must be found, or be one the docs name). */
+/**
+ * The corpus: honest patterns first (each must raise no flag in a day), then copies (each must be found, or be one the docs
+ * name); then issue 60's, the same way.
+ */
 export const SEAT_PATTERNS: SeatPattern[] = [
   { name: "one kiosk", kind: "honest", keys: 1, devices: (n) => [{ key: 0, address: fixed(venueV4(n)) }] },
   {
@@ -168,7 +184,6 @@ export const SEAT_PATTERNS: SeatPattern[] = [
     keys: 1,
     devices: (n, runMs) => [{ key: 0, address: fixed(venueV4(n)), until: runMs / 2 }, { key: 0, address: happyEyeballs(n, otherV4(n)), from: runMs / 2 + 5 * MINUTE }],
   },
-
   { name: "copy on another network, 60 s", kind: "copy", keys: 1, copyFrom: copyStart, devices: (n, runMs) => copied({ address: fixed(venueV4(n)) }, { address: fixed(otherV4(n)) }, runMs) },
   {
     name: "copy on another network, 95 s",
@@ -257,6 +272,72 @@ export const SEAT_PATTERNS: SeatPattern[] = [
       { key: 0, address: fixed(venueV4(n)), from: (3 * runMs) / 4 + MINUTE },
     ],
   },
+  // Issue 60's patterns follow the earlier ones, so that those keep their numbers, and so their draws.
+  // How honest venues change addresses (issue 60), each at both usual intervals.
+  ...[30 * SECOND, 60 * SECOND].flatMap((pollMs): SeatPattern[] => {
+    const every = `every ${pollMs / SECOND} s`;
+    return [
+      {
+        name: `dual WAN alternating per call, ${every}`,
+        kind: "honest",
+        keys: 1,
+        devices: (n) => [{ key: 0, address: roundRobin(venueV4(n), otherV4(n)), pollMs }],
+      },
+      {
+        name: `dual WAN round-robin across polls (one call a poll), ${every}`,
+        kind: "honest",
+        keys: 1,
+        devices: (n) => [{ key: 0, address: roundRobin(venueV4(n), venueV4(n, 2)), pollMs, scheduleOnly: true }],
+      },
+      { name: `carrier pool picking per connection, ${every}`, kind: "honest", keys: 1, devices: (n) => [{ key: 0, address: pooled(n), pollMs }] },
+      { name: `dual stack per call, ${every}`, kind: "honest", keys: 1, devices: (n) => [{ key: 0, address: happyEyeballs(n, venueV4(n)), pollMs }] },
+      {
+        name: `watchdog restart every 2 minutes, ${every}`,
+        kind: "honest",
+        keys: 1,
+        devices: (n) => [{ key: 0, address: fixed(venueV4(n)), pollMs, crashEvery: [2 * MINUTE, 2 * MINUTE] }],
+      },
+      {
+        name: `five kiosks behind one NAT, ${every}`,
+        kind: "honest",
+        keys: 5,
+        devices: (n) => Array.from({ length: 5 }, (_, key) => ({ key, address: fixed(venueV4(n)), pollMs })),
+      },
+      { name: `DHCP address changing once an hour, ${every}`, kind: "honest", keys: 1, devices: (n) => [{ key: 0, address: renewed(n, HOUR), pollMs }] },
+    ];
+  }),
+
+  // The copy any owner meets first (issue 60): a second device polling in step with the original,
+  // each every 60 s with the usual jitter, started this long after one of the original's polls.
+  ...[0, 5, 15, 30].flatMap((offset): SeatPattern[] => {
+    const inStep = (runMs: number, original: Address, copy: Address): Device[] => [
+      { key: 0, address: original },
+      { key: 0, address: copy, from: copyStart(runMs), inStep: { device: 0, offsetMs: offset * SECOND } },
+    ];
+    return [
+      {
+        name: `copy in step ${offset} s after, on another network`,
+        kind: "copy",
+        keys: 1,
+        copyFrom: copyStart,
+        devices: (n, runMs) => inStep(runMs, fixed(venueV4(n)), fixed(otherV4(n))),
+      },
+      {
+        name: `copy in step ${offset} s after, in the same /24`,
+        kind: "copy",
+        keys: 1,
+        copyFrom: copyStart,
+        devices: (n, runMs) => inStep(runMs, fixed(venueV4(n)), fixed(venueV4(n, 2))),
+      },
+      {
+        name: `copy in step ${offset} s after, in the other address family`,
+        kind: "copy",
+        keys: 1,
+        copyFrom: copyStart,
+        devices: (n, runMs) => inStep(runMs, fixed(venueV4(n)), onlyV6(n, 2)),
+      },
+    ];
+  }),
 ];
 
 /** Whether `at` falls within `hours` of its day (the run starts at midnight). */
@@ -289,7 +370,15 @@ function sessions(device: Device, runMs: number): Array<[number, number]> {
 export function patternTimeline(pattern: SeatPattern, n: number, runMs: number, seed = 1): PatternCall[] {
   const random = seeded(seed * 7_919 + n);
   const calls: PatternCall[] = [];
+  /** Each device's poll moments so far, for a device started in step with it. */
+  const pollsOf: number[][] = [];
   pattern.devices(n, runMs, random).forEach((device, index) => {
+    pollsOf[index] = [];
+    if (device.inStep) {
+      const from = device.from ?? 0;
+      const original = pollsOf[device.inStep.device].find((at) => at >= from) ?? runMs;
+      device = { ...device, from: original + device.inStep.offsetMs };
+    }
     const pollMs = device.pollMs ?? 60 * SECOND;
     const timer = device.timer ?? { jitter: 0.1 };
     const spread = device.spreadMs ?? 900;
@@ -312,7 +401,10 @@ export function patternTimeline(pattern: SeatPattern, n: number, runMs: number, 
         for (let tick = 1, at = started; ; tick++) {
           at = timer === "steady" ? started + tick * pollMs * skew + 50 + random() * 350 : at + pollMs * (1 + timer.jitter * (2 * random() - 1));
           if (at >= end) break;
-          if (random() >= (device.lostShare ?? 0)) emit(at, poll);
+          if (random() >= (device.lostShare ?? 0)) {
+            pollsOf[index].push(at);
+            emit(at, poll);
+          }
         }
         started = crash + 3 * SECOND + random() * 7 * SECOND;
       }

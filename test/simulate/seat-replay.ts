@@ -4,7 +4,7 @@
 // addresses (cf-connecting-ip). A run of minutes judges the honest patterns (no flag) and finds the
 // copies that started early enough; the day is seat-corpus.ts's, on a fast clock.
 import type postgres from "postgres";
-import { CLOSEST_SQL, type Closest, judgePatterns, patternKeys, type PatternVerdict } from "./seat-corpus.ts";
+import { CLOSEST_CLOCKS_SQL, CLOSEST_SQL, type Closest, type ClosestClocks, judgePatterns, patternKeys, type PatternVerdict } from "./seat-corpus.ts";
 import { type KioskRoute, type PatternCall, patternTimeline, SEAT_PATTERNS } from "./seat-patterns.ts";
 
 /** The replayed keys' first two groups. */
@@ -80,11 +80,13 @@ export async function judgeReplay(sql: postgres.Sql, startedAt: number, runMs: n
     select license_key as key, rules, (extract(epoch from first_flagged_at) * 1000)::float8 as first_ms
       from public.seat_suspicions where license_key = any(${keys}::text[])`;
   const closest = await sql.unsafe<Array<Closest & { key: string }>>(CLOSEST_SQL, [keys]);
+  const closestClocks = await sql.unsafe<Array<ClosestClocks & { key: string }>>(CLOSEST_CLOCKS_SQL, [keys]);
   return judgePatterns(
     SEAT_PATTERNS,
     keysOf,
     new Map(flags.map((row) => [row.key, { rules: row.rules, firstMs: row.first_ms }])),
     new Map(closest.map(({ key, ...rest }) => [key, rest])),
+    new Map(closestClocks.map(({ key, ...rest }) => [key, rest])),
     startedAt,
     runMs,
   );

@@ -3,6 +3,7 @@ import type { Database } from "../db/database.ts";
 import { isUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
+import { pollNetwork } from "./poll-network.ts";
 import { type Burst, firstSighting, recordSightings, type Sighting } from "./store.ts";
 
 /** A key is written at most this often by one instance; `kiosk_status` says online for the account's offline_alert_after (at least a minute). */
@@ -68,8 +69,8 @@ export interface SightingsOptions {
  * after a write schedules the next one `flushEveryMs` later, which carries every key seen since
  * (the latest call of each), in one statement. A key written less than `perKeyMs` ago waits for a
  * later write. Each key's entry also keeps what the seat checks read (its calls in bursts, each a
- * first and last call and whether it was a kiosk starting, and the system names it wrote); that
- * rides on the same write.
+ * first and last call, whether it was a kiosk starting and the tag of its network, and the system
+ * names it wrote); that rides on the same write.
  * While the database is unavailable the sightings are kept for the next write; a crash loses what
  * was not yet written.
  *
@@ -159,7 +160,7 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
         sighting = firstSighting(now(), ip);
         pending.set(key, sighting);
       }
-      count(sighting, now(), call);
+      count(sighting, now(), ip, call);
       sighting.at = now();
       sighting.ip = ip;
       if (call.version !== undefined) sighting.version = call.version;
@@ -177,11 +178,11 @@ export function kioskSightings(options: SightingsOptions): SightingsWriter {
 }
 
 /**
- * Counts one call into a key's entry: into its last burst when less than `POLL_GAP_MS` after that
- * burst's last call, else into a new one; and a written name other than the last is a change.
+ * Counts one call from `ip` into a key's entry: into its last burst when less than `POLL_GAP_MS`
+ * after that burst's last call, else into a new one; and a written name other than the last is a change.
  */
-function count(sighting: Sighting, at: number, call: KioskCall) {
-  addToBurst(sighting.bursts, { first: at, last: at, starting: call.starting === true });
+function count(sighting: Sighting, at: number, ip: string | null, call: KioskCall) {
+  addToBurst(sighting.bursts, { first: at, last: at, starting: call.starting === true, network: pollNetwork(ip) });
   if (call.systemName !== undefined) {
     if (sighting.lastName !== null && sighting.lastName !== call.systemName) sighting.nameChanges += 1;
     sighting.firstName ??= call.systemName;
@@ -189,12 +190,16 @@ function count(sighting: Sighting, at: number, call: KioskCall) {
   }
 }
 
-/** Adds `burst` (the latest yet) to `bursts`: merged into the last when within the poll gap, or past the bound. */
+/**
+ * Adds `burst` (the latest yet) to `bursts`: merged into the last when within the poll gap, or past
+ * the bound; a burst of calls from two networks is of none (two WAN links balanced per call).
+ */
 function addToBurst(bursts: Burst[], burst: Burst) {
   const last = bursts.at(-1);
   if (last && (burst.first - last.last <= POLL_GAP_MS || bursts.length >= BURSTS_KEPT_PER_KEY)) {
     last.last = Math.max(last.last, burst.last);
     last.starting ||= burst.starting;
+    if (last.network !== burst.network) last.network = null;
   } else {
     bursts.push(burst);
   }

@@ -7,6 +7,8 @@ export interface Burst {
   last: number;
   /** It holds a call kiosks make when they start (a license validation, a system-name write). */
   starting: boolean;
+  /** The tag of the network its calls came from (poll-network.ts); null when from several, or unknown. */
+  network: number | null;
 }
 
 /** What one instance saw of a license key since its last write: the latest call, and the seat-check counts. */
@@ -54,7 +56,7 @@ export async function recordSightings(db: Database, sightings: ReadonlyArray<rea
   const bursts = sightings.flatMap(([, sighting]) => sighting.bursts);
   await db.query(
     `select cadence.record_kiosk_polls($1::text[], $2::timestamptz[], $3::inet[], $4::text[], $5::text[], $6::text[], $7::integer[],
-       $8::interval, $9::integer[], $10::integer[], $11::timestamptz[], $12::timestamptz[], $13::boolean[])`,
+       $8::interval, $9::integer[], $10::integer[], $11::timestamptz[], $12::timestamptz[], $13::boolean[], $14::integer[])`,
     [
       sightings.map(([key]) => key),
       sightings.map(([, sighting]) => sqlTimestamp(sighting.at)),
@@ -69,6 +71,7 @@ export async function recordSightings(db: Database, sightings: ReadonlyArray<rea
       bursts.map((burst) => sqlTimestamp(burst.first)),
       bursts.map((burst) => sqlTimestamp(burst.last)),
       bursts.map((burst) => burst.starting),
+      bursts.map((burst) => burst.network),
     ],
   );
 }
