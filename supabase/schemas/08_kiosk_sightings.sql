@@ -7,7 +7,7 @@
 
 -- One key's polls: what the seat checks keep of its calls between writes. The counts come first:
 -- fixed-width fields before the arrays sit at a fixed offset, so the pass's scan of every key reads
--- them without walking the arrays (20261207000100_seat_checks_two_clocks.sql made the type again to
+-- them without walking the arrays (20261207000200_seat_checks_two_clocks.sql made the type again to
 -- keep it so).
 CREATE TYPE public.kiosk_polls AS (
 	polls_this_hour integer,

@@ -134,7 +134,7 @@ CREATE FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) RETURNS 
   select count(*)::integer from flagged
 $$;
 
-COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips, two_clocks); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql, 20261126000600_seat_checks.sql and 20261207000100_seat_checks_two_clocks.sql.';
+COMMENT ON FUNCTION cadence.seat_check_pass(p_now timestamp with time zone) IS 'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips, two_clocks); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql, 20261126000600_seat_checks.sql and 20261207000200_seat_checks_two_clocks.sql.';
 
 CREATE FUNCTION cadence.seat_digest(p_now timestamp with time zone) RETURNS TABLE(recipient text, since timestamp with time zone, suspects jsonb)
     LANGUAGE plpgsql STABLE

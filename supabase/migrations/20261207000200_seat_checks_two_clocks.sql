@@ -384,7 +384,7 @@ as $$
   select count(*)::integer from flagged
 $$;
 comment on function cadence.seat_check_pass(timestamptz) is
-  'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips, two_clocks); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql, 20261126000600_seat_checks.sql and 20261207000100_seat_checks_two_clocks.sql.';
+  'The seat-check pass at p_now: records (public.seat_suspicions) every key a rule flags now (uneven_polls, system_name_flips, two_clocks); returns how many. The rules are in 20261127000400_seat_checks_uneven_polls.sql, 20261126000600_seat_checks.sql and 20261207000200_seat_checks_two_clocks.sql.';
 
 drop type public.kiosk_polls_before_two_clocks;
 
