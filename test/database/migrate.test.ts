@@ -10,6 +10,12 @@ import { openPostgres } from "../../functions/app/db/postgres.ts";
 const migrations = readdirSync(new URL("../../supabase/migrations/", import.meta.url)).filter((file) => file.endsWith(".sql"));
 
 describe("migrations at start", () => {
+  it("names each migration by a version of its own: the version is the key of the migrations' ledger, so a second file of one version would never apply", () => {
+    const versions = migrations.map((file) => /^(\d+)_/.exec(file)?.[1]);
+    expect(versions).not.toContain(undefined);
+    expect(versions.filter((version, at) => versions.indexOf(version) !== at)).toEqual([]);
+  });
+
   const adminUrl = inject("pgAdminUrl");
   const name = `migrate_${process.pid}_${Date.now()}`;
   const url = adminUrl.replace(/\/postgres$/, `/${name}`);
