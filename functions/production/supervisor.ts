@@ -63,6 +63,8 @@ interface Running {
   /** Resolves when the worker logs `ready_checked`: the proxy has taken it (or nothing checks it). */
   checked: Promise<void>;
   exited: Promise<Deno.CommandStatus>;
+  /** Resolves once everything the worker wrote has been passed on. */
+  drained: Promise<void>;
 }
 
 interface Slot {
@@ -98,7 +100,7 @@ async function passThrough(stream: ReadableStream<Uint8Array>, to: typeof Deno.s
 function unspawned(release: string): Running {
   const exited = Promise.resolve({ success: false, code: 127, signal: null } as Deno.CommandStatus);
   const never = new Promise<void>(() => {});
-  return { child: { kill() {} } as unknown as Deno.ChildProcess, release, startedAt: performance.now(), ready: never, wasReady: false, checked: never, exited };
+  return { child: { kill() {} } as unknown as Deno.ChildProcess, release, startedAt: performance.now(), ready: never, wasReady: false, checked: never, exited, drained: Promise.resolve() };
 }
 
 function spawn(slot: Slot, release: string): Running {
@@ -138,9 +140,8 @@ function spawn(slot: Slot, release: string): Running {
     }
     if (line.includes('"event":"ready_checked"')) onChecked();
   };
-  void passThrough(child.stdout, Deno.stdout, events);
-  void passThrough(child.stderr, Deno.stderr, events);
-  const running: Running = { child, release, startedAt: performance.now(), ready, wasReady: false, checked, exited: child.status };
+  const drained = Promise.all([passThrough(child.stdout, Deno.stdout, events), passThrough(child.stderr, Deno.stderr, events)]).then(() => {});
+  const running: Running = { child, release, startedAt: performance.now(), ready, wasReady: false, checked, exited: child.status, drained };
   void running.exited.then((status) => exited(slot, running, status));
   return running;
 }
@@ -199,6 +200,8 @@ async function startAll() {
     const running = (slot.running = spawn(slot, slot.release));
     const outcome = await Promise.race([running.ready.then(() => "ready" as const), running.exited]);
     if (outcome !== "ready") {
+      // Its own line says why: passed on before this process exits.
+      await running.drained;
       log("error", "worker_failed_to_start", { worker: slot.worker, code: outcome.code });
       await stopAll(outcome.code || 1);
     }
