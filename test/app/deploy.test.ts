@@ -26,6 +26,7 @@ const installLines = () => /```sh fresh-debian\n([\s\S]*?)```/.exec(readFileSync
 interface Tally {
   statuses: Record<string, number>;
   failures: Record<string, number>;
+  samples: Record<string, { body: string; retryAfter?: string }>;
 }
 
 /** Polls `condition` every 50 ms; the test's own timeout bounds the wait. */
@@ -168,7 +169,7 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, deploy
     const tally = await kiosks.stop();
     console.log(`deploy of a new lockfile under 60 kiosks calling every second: ${JSON.stringify(tally)}\n${deploy.output}`);
     expect(deploy.status, deploy.output).toBe(0);
-    expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.includes(status))).toEqual([]);
+    expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.includes(status)), JSON.stringify(tally.samples)).toEqual([]);
     expect(tally.failures).toEqual({});
     expect(current()).toMatch(new RegExp(`^releases/\\d{14}-${releases.second}$`));
     expect(readlinkSync(join(home, "previous"))).toBe(before);
@@ -191,7 +192,7 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, deploy
     expect(deploy.status).toBe(1);
     expect(deploy.output).toMatch(/the workers did not move to .*: worker 1 exited with 1 before it was ready/);
     expect(deploy.output).toContain(`did not start; current is back on ${before}, whose workers serve`);
-    expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.includes(status))).toEqual([]);
+    expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.includes(status)), JSON.stringify(tally.samples)).toEqual([]);
     expect(tally.failures).toEqual({});
     expect(current()).toBe(before);
     expect(workerReleases()).toEqual(Array(WORKERS).fill(realpathSync(join(home, before))));
@@ -208,7 +209,7 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, deploy
     const tally = await kiosks.stop();
     console.log(`rollback under 60 kiosks calling every second: ${JSON.stringify(tally)}\n${rollback.output}`);
     expect(rollback.status, rollback.output).toBe(0);
-    expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.includes(status))).toEqual([]);
+    expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.includes(status)), JSON.stringify(tally.samples)).toEqual([]);
     expect(tally.failures).toEqual({});
     expect([current(), readlinkSync(join(home, "previous"))]).toEqual([previous, before]);
     expect(workerReleases()).toEqual(Array(WORKERS).fill(realpathSync(join(home, previous))));

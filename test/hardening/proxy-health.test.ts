@@ -119,9 +119,9 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
       await until(() => answered() >= afterRestart + 200);
       kiosks.stdin.end();
       await finished;
-      const tally: { statuses: Record<string, number>; failures: Record<string, number> } = JSON.parse(printed.trim().split("\n").at(-1)!);
+      const tally: { statuses: Record<string, number>; failures: Record<string, number>; samples: Record<string, { body: string; retryAfter?: string }> } = JSON.parse(printed.trim().split("\n").at(-1)!);
       console.log(`rolling restart of 2 workers in ${Math.round(restartMs)} ms under 80 kiosks calling every 1.5 s (about ${afterRestart - atSignal} answers during it): ${JSON.stringify(tally)}`);
-      expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.has(status))).toEqual([]);
+      expect(Object.keys(tally.statuses).filter((status) => !ACCEPTABLE.has(status)), JSON.stringify(tally.samples)).toEqual([]);
       expect(tally.failures).toEqual({});
       expect([workerPid(workers, 1), workerPid(workers, 2)]).not.toContain(before[0]);
       expect([workerPid(workers, 1), workerPid(workers, 2)]).not.toContain(before[1]);

@@ -7,7 +7,9 @@
  * every `everyMs` in turn: its license schedule (with the ETag it holds: 200 or 304), the
  * frequencies, its entitled proclamations and a license validation. It prints `{"answered":n}`
  * after every 100 answers, and runs until its standard input closes; then it prints one JSON line:
- * how many calls were answered per status, and every call that got no answer, by its error code.
+ * how many calls were answered per status, every call that got no answer, by its error code, and
+ * for each status other than 200 and 304 the first answer's body and `Retry-After`, so a failure
+ * says which part sent it (the proxy and the app word their refusals differently).
  *
  * @example
  * deno run --allow-net test/support/steady-kiosks.ts '{"port":8443,"ca":"-----BEGIN…","kiosks":60,"everyMs":500,"key":"DEMO-0000-0000-0001","email":"demo@example.com"}'
@@ -30,6 +32,7 @@ const ANSWER_WITHIN_MS = 10_000;
 
 const statuses: Record<string, number> = {};
 const failures: Record<string, number> = {};
+const samples: Record<string, { body: string; retryAfter?: string }> = {};
 let answered = 0;
 let running = true;
 
@@ -41,13 +44,15 @@ interface Call {
 }
 
 function send(agent: Agent, localAddress: string, call: Call) {
-  return new Promise<{ status: number; etag?: string } | { error: string }>((resolve) => {
+  return new Promise<{ status: number; etag?: string; body: string; retryAfter?: string } | { error: string }>((resolve) => {
     const outgoing = request({
       host: "127.0.0.1", port: load.port, path: call.path, method: call.method, headers: call.headers, localAddress, agent,
       ca: load.ca, servername: "localhost",
     }, (incoming) => {
-      incoming.resume();
-      incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, etag: incoming.headers.etag }));
+      let body = "";
+      incoming.setEncoding("utf8");
+      incoming.on("data", (chunk: string) => (body += chunk));
+      incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, etag: incoming.headers.etag, body, retryAfter: incoming.headers["retry-after"] }));
       incoming.on("error", (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
     });
     outgoing.setTimeout(ANSWER_WITHIN_MS, () => outgoing.destroy(Object.assign(new Error("unanswered"), { code: "ETIMEDOUT" })));
@@ -78,6 +83,7 @@ async function kiosk(n: number) {
     if ("error" in outcome) failures[outcome.error] = (failures[outcome.error] ?? 0) + 1;
     else {
       statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
+      if (outcome.status !== 200 && outcome.status !== 304) samples[outcome.status] ??= { body: outcome.body.slice(0, 200), retryAfter: outcome.retryAfter };
       if (outcome.etag) etag = outcome.etag;
       if (++answered % 100 === 0) console.log(JSON.stringify({ answered }));
     }
@@ -93,4 +99,4 @@ for await (const _ of process.stdin) {
 }
 running = false;
 await Promise.all(kiosks);
-console.log(JSON.stringify({ statuses, failures }));
+console.log(JSON.stringify({ statuses, failures, samples }));
