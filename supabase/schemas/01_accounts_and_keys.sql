@@ -16,6 +16,7 @@ CREATE TABLE public.accounts (
     auth_link_due_at timestamp with time zone,
     time_zone text DEFAULT 'UTC'::text NOT NULL,
     offline_alert_after interval DEFAULT '00:15:00'::interval NOT NULL,
+    auth_email text,
     CONSTRAINT account_display_name_length CHECK (((char_length(btrim(display_name)) >= 1) AND (char_length(btrim(display_name)) <= 120))),
     CONSTRAINT account_email_has_no_invisible_characters CHECK ((email !~ '[[:cntrl:]\u0080-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'::text)),
     CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
@@ -34,6 +35,8 @@ COMMENT ON COLUMN public.accounts.auth_link_attempts IS 'How often linking an Au
 COMMENT ON COLUMN public.accounts.auth_link_error IS 'Why the last try to link an Auth user failed, e.g. the e-mail already belongs to an Auth user Cadence did not create.';
 
 COMMENT ON COLUMN public.accounts.auth_link_due_at IS 'When linking may next be tried: null means at once (never tried); a claim moves it one lease ahead, a failure one backoff ahead.';
+
+COMMENT ON COLUMN public.accounts.auth_email IS 'The e-mail Cadence last gave the account''s Auth user; null until linked. While it differs from email (an e-mail changed by a signed call, staff or a recipe), the account is due for Auth again: the Auth user''s e-mail follows the account''s, and the old address signs in no more.';
 
 COMMENT ON COLUMN public.accounts.time_zone IS 'The IANA time zone (pg_timezone_names) of the account''s kiosks, unless a key has its own; UTC by default.';
 

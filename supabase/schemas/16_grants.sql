@@ -463,11 +463,11 @@ GRANT ALL ON FUNCTION cadence.suspend_license_key(p_key text) TO service_role;
 
 -- 14_auth_users.sql
 
-REVOKE ALL ON FUNCTION cadence.claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.claim_unlinked_accounts(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) TO service_role;
+REVOKE ALL ON FUNCTION cadence.claim_accounts_due_for_auth(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.claim_accounts_due_for_auth(p_now timestamp with time zone, p_lease_seconds integer, p_limit integer, p_id uuid) TO service_role;
 
-REVOKE ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid) TO service_role;
+REVOKE ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid, p_email text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id uuid, p_email text) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) TO service_role;

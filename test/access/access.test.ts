@@ -20,7 +20,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: {
       id: "select", email: "select", display_name: "select", created_at: "",
       auth_user_id: "", auth_link_attempts: "", auth_link_error: "", auth_link_due_at: "",
-      time_zone: "select update", offline_alert_after: "select update",
+      time_zone: "select update", offline_alert_after: "select update", auth_email: "",
     },
   },
   "public.license_keys": {

@@ -105,7 +105,7 @@ describe("accounts", () => {
   });
 
   it("never the auth-link columns", async () => {
-    for (const column of ["auth_user_id", "auth_link_attempts", "auth_link_error", "auth_link_due_at", "*"]) {
+    for (const column of ["auth_user_id", "auth_link_attempts", "auth_link_error", "auth_link_due_at", "auth_email", "*"]) {
       await expect(read("demo", `select ${column} from public.accounts`)).rejects.toMatchObject(permissionDenied);
     }
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { CHANGE_EMAIL } from "../../functions/app/automations/calls.ts";
 import { authUsersFromConfig } from "../../functions/app/auth-users/auth-users-from-config.ts";
 import type { AuthUsers } from "../../functions/app/auth-users/auth-users.ts";
 import { ensureAuthUser, linkPendingAccounts } from "../../functions/app/auth-users/link-auth-user.ts";
@@ -110,6 +111,25 @@ describe("Supabase Auth's admin API, against a local stub of its HTTP boundary",
     await expect(wrongKey.ensure({ id: crypto.randomUUID(), email: newEmail("key"), name: "Key" })).rejects.toThrow(
       /401 no_authorization/,
     );
+  });
+
+  it("gives an existing user another e-mail, confirmed, with the service role key", async () => {
+    const id = crypto.randomUUID();
+    await authUsers.ensure({ id, email: newEmail("before"), name: "Moves" });
+    const email = newEmail("after");
+    gotrue.calls.length = 0;
+    await authUsers.changeEmail(id, email);
+    expect(gotrue.calls).toEqual([expect.objectContaining({ method: "PUT", path: `/auth/v1/admin/users/${id}`, status: 200, body: { email, email_confirm: true } })]);
+    expect(gotrue.calls[0].headers.authorization).toBe(`Bearer ${SERVICE_ROLE_KEY}`);
+    expect(gotrue.users.get(id)?.email).toBe(email);
+  });
+
+  it("fails to give a user an e-mail another Auth user has, naming Auth's answer", async () => {
+    const id = crypto.randomUUID();
+    await authUsers.ensure({ id, email: newEmail("mine"), name: "Mine" });
+    const taken = newEmail("taken");
+    gotrue.addUser({ id: crypto.randomUUID(), email: taken });
+    await expect(authUsers.changeEmail(id, taken)).rejects.toThrow(/auth admin updateUserById failed \(422 email_exists\)/);
   });
 
   it("fails when Auth cannot be reached at all", async () => {
@@ -257,6 +277,7 @@ describe("the outbox pass: accounts still without an Auth user", () => {
         await gate;
         return authUsers.ensure(input);
       },
+      changeEmail: authUsers.changeEmail,
     };
     const first = ensureAuthUser({ db, log: memoryLogger().log, now: clock.now, authUsers: slow }, account.id);
     await claimed;
@@ -282,6 +303,64 @@ describe("the outbox pass: accounts still without an Auth user", () => {
     await expect(db.query("update public.accounts set auth_user_id = $1 where id = $2", [first.id, second.id])).rejects.toThrow(
       /account_auth_user_is_unique/,
     );
+  });
+});
+
+describe("the outbox pass: accounts whose e-mail changed after their Auth user was made", () => {
+  /** An account linked to its Auth user, as onboarding on Supabase leaves it. */
+  async function linkedAccount() {
+    const account = await newAccount();
+    expect(await ensureAuthUser({ db, log: memoryLogger().log, now: testClock().now, authUsers }, account.id)).toBe("linked");
+    return account;
+  }
+  const changeEmail = (id: string, email: string) => db.query("update public.accounts set email = $2 where id = $1", [id, email]);
+
+  it("gives the Auth user the e-mail staff set on the account, so the old address signs in no more", async () => {
+    await linkAll();
+    const account = await linkedAccount();
+    const email = newEmail("renamed");
+    await changeEmail(account.id, email);
+    expect(await linkAll()).toEqual({ linked: 1, failed: 0 });
+    expect(gotrue.users.get(account.id)).toMatchObject({ email, email_confirmed_at: expect.any(String) });
+    expect([...gotrue.users.values()].filter((user) => user.email === account.email)).toEqual([]);
+    expect(await accountOf(account.id)).toMatchObject({ auth_user_id: account.id, auth_link_error: null, auth_link_due_at: null });
+    expect(await linkAll()).toEqual({ linked: 0, failed: 0 });
+  });
+
+  it("keeps the link and retries with backoff when Auth refuses the new e-mail (another Auth user has it)", async () => {
+    await linkAll();
+    const account = await linkedAccount();
+    const email = newEmail("held");
+    const holder = crypto.randomUUID();
+    gotrue.addUser({ id: holder, email });
+    await changeEmail(account.id, email);
+    const clock = testClock();
+    const ports = { db, log: memoryLogger().log, now: clock.now, authUsers };
+    expect(await linkPendingAccounts(ports)).toEqual({ linked: 0, failed: 1 });
+    // Its second try in all (the first linked it): due again after the backoff's second step.
+    expect(await accountOf(account.id)).toMatchObject({
+      auth_user_id: account.id,
+      auth_link_error: expect.stringMatching(/email_exists/),
+      auth_link_due_at: new Date(clock.now() + 120_000),
+    });
+    expect(gotrue.users.get(account.id)?.email).toBe(account.email);
+    gotrue.users.delete(holder);
+    clock.advance(120_000);
+    expect(await linkPendingAccounts(ports)).toEqual({ linked: 1, failed: 0 });
+    expect(gotrue.users.get(account.id)?.email).toBe(email);
+  });
+
+  it("gives the Auth user the e-mail of POST /api/v2/automations/change/email right after the answer", async () => {
+    await linkAll();
+    const account = await linkedAccount();
+    const clock = testClock();
+    const { request } = testApp(db, { now: clock.now, signingSecret: SECRET, mailer: memoryMailer().mailer, limiter: unlimitedLimiter, authUsers });
+    const email = newEmail("platform");
+    const path = CHANGE_EMAIL.path;
+    const response = await request(path, await signedInit({ account_email: account.email, new_email: email }, { nowMs: clock.now(), path }));
+    expect(response.status).toBe(200);
+    expect(gotrue.users.get(account.id)?.email).toBe(email);
+    expect(await accountOf(account.id)).toMatchObject({ auth_user_id: account.id, auth_link_due_at: null });
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimUnlinkedAccounts, linkAuthUser, markAuthLinkFailed } from "../../functions/app/auth-users/store.ts";
+import { claimAccountsDueForAuth, linkAuthUser, markAuthLinkFailed } from "../../functions/app/auth-users/store.ts";
 import { enqueueHookEmails } from "../../functions/app/auth-hook/store.ts";
 import { systemNameShows } from "../../functions/app/license/schemas.ts";
 import { readEntitlements } from "../../functions/app/proclamations/store.ts";
@@ -212,8 +212,8 @@ describe("hostile values in every store function: bind parameters, read back as 
         await markAuthLinkFailed(db, id, value, Date.now());
         const [row] = await db.query<{ auth_link_error: string }>("select auth_link_error from public.accounts where id = $1::uuid", [id]);
         expect(row.auth_link_error).toBe(value);
-        await expect(claimUnlinkedAccounts(db, { nowMs: Date.now(), leaseSeconds: 1, limit: 1, id: value })).rejects.toMatchObject({ code: "22P02" });
-        await expect(linkAuthUser(db, value, value)).rejects.toMatchObject({ code: "22P02" });
+        await expect(claimAccountsDueForAuth(db, { nowMs: Date.now(), leaseSeconds: 1, limit: 1, id: value })).rejects.toMatchObject({ code: "22P02" });
+        await expect(linkAuthUser(db, value, value, value)).rejects.toMatchObject({ code: "22P02" });
       }
     });
     expect(changed).toEqual(["public.accounts"]);

@@ -280,7 +280,7 @@ export interface paths {
         put?: never;
         /**
          * Signed call: change an account's e-mail
-         * @description From then on the account's kiosks validate with `new_email`, and the old e-mail is refused (`user does not exist`); keys that belonged to the account by the old e-mail alone keep belonging to it. 409 `email_taken` when another account has `new_email`; 409 `name_taken` when keys stored under `new_email` without an account would join it with a system name it uses. The same e-mail again answers 200 with `changed: false`.
+         * @description From then on the account's kiosks validate with `new_email`, and the old e-mail is refused (`user does not exist`); keys that belonged to the account by the old e-mail alone keep belonging to it. On Supabase, the account's Auth user gets `new_email` too (right after the answer, else by the outbox pass's retries), so the old address no longer signs in. 409 `email_taken` when another account has `new_email`; 409 `name_taken` when keys stored under `new_email` without an account would join it with a system name it uses. The same e-mail again answers 200 with `changed: false`.
          */
         post: operations["changeAccountEmail"];
         delete?: never;

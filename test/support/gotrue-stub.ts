@@ -21,7 +21,9 @@ export interface ReceivedCall {
  * A local stand-in for Supabase Auth's admin HTTP API on 127.0.0.1, as GoTrue answers it (API
  * version 2024-01-01: errors as `{ code, message }`): `POST /auth/v1/admin/users` creates a user
  * (422 `email_exists` when the e-mail is taken, case-insensitively, or the id is), `GET
- * /auth/v1/admin/users/:id` reads one (404 `user_not_found`). Every call must carry the service
+ * /auth/v1/admin/users/:id` reads one (404 `user_not_found`), `PUT` there changes its e-mail (and
+ * confirms it with `email_confirm`; 422 `email_exists` when another user has the address: GoTrue's
+ * releases answer that, or 500, as their checks differ; Cadence treats both as a failed try). Every call must carry the service
  * role key as `apikey` and as `Authorization: Bearer`, or it gets 401. `failWith` makes the next
  * calls fail, as an outage would.
  */
@@ -61,6 +63,20 @@ export async function startGotrueStub(serviceRoleKey: string) {
         return user
           ? answer(res, call, 200, user)
           : answer(res, call, 404, { code: "user_not_found", message: "User not found" });
+      }
+      if (call.method === "PUT" && byId) {
+        const user = users.get(byId[1]);
+        if (!user) return answer(res, call, 404, { code: "user_not_found", message: "User not found" });
+        const body = call.body ?? {};
+        if (typeof body.email === "string") {
+          const email = body.email.toLowerCase();
+          if ([...users.values()].some((other) => other.id !== user.id && other.email === email)) {
+            return answer(res, call, 422, { code: "email_exists", message: "A user with this email address has already been registered" });
+          }
+          user.email = email;
+        }
+        if (body.email_confirm === true) user.email_confirmed_at = new Date().toISOString();
+        return answer(res, call, 200, user);
       }
       if (call.method === "POST" && call.path === "/auth/v1/admin/users") {
         const body = call.body ?? {};

@@ -17,7 +17,7 @@ export const WEBHOOK_SECRET = "whsec_dGVzdC13ZWJob29rLXNlY3JldC0wMTIzNDU2";
  */
 export async function signedInit(
   body: unknown,
-  options: { nowMs: number; nonce?: string; secret?: string; ip?: string; idempotencyKey?: string },
+  options: { nowMs: number; nonce?: string; secret?: string; ip?: string; idempotencyKey?: string; path?: string },
 ): Promise<RequestInit> {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   const signed = await signOnboardingRequest(options.secret ?? SECRET, text, options);

@@ -13,4 +13,9 @@ export interface AuthAccount {
  */
 export interface AuthUsers {
   ensure(account: AuthAccount): Promise<string>;
+  /**
+   * Gives an existing Auth user the account's e-mail now, confirmed (the integrator or staff gave
+   * it, as onboarding's was). Throws when Auth cannot be reached or refuses (the address taken).
+   */
+  changeEmail(authUserId: string, email: string): Promise<void>;
 }

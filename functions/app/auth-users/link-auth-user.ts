@@ -3,7 +3,7 @@ import type { Database } from "../db/database.ts";
 import type { Logger } from "../log.ts";
 import { errorMessage } from "../log.ts";
 import type { AuthUsers } from "./auth-users.ts";
-import { claimUnlinkedAccounts, linkAuthUser, markAuthLinkFailed, type UnlinkedAccount } from "./store.ts";
+import { type AccountDueForAuth, claimAccountsDueForAuth, linkAuthUser, markAuthLinkFailed } from "./store.ts";
 
 /**
  * How long a claimed account is reserved for the worker calling Auth for it: far beyond the two
@@ -22,12 +22,17 @@ export interface AuthLinkPorts {
 }
 
 
-/** Ensures the claimed account's Auth user and records the link, or the failure and the next try. */
-async function link(ports: AuthLinkPorts, authUsers: AuthUsers, account: UnlinkedAccount): Promise<"linked" | "failed"> {
+/**
+ * Ensures the claimed account's Auth user, or gives the one it has the account's e-mail now, and
+ * records the link with that e-mail; or the failure and the next try.
+ */
+async function link(ports: AuthLinkPorts, authUsers: AuthUsers, account: AccountDueForAuth): Promise<"linked" | "failed"> {
   let failure: string;
   try {
-    const authUserId = await authUsers.ensure({ id: account.id, email: account.email, name: account.display_name });
-    if (await linkAuthUser(ports.db, account.id, authUserId)) {
+    let authUserId = account.auth_user_id;
+    if (authUserId) await authUsers.changeEmail(authUserId, account.email);
+    else authUserId = await authUsers.ensure({ id: account.id, email: account.email, name: account.display_name });
+    if (await linkAuthUser(ports.db, account.id, authUserId, account.email)) {
       ports.log("info", "auth_user_linked", { accountId: account.id, authUserId });
       return "linked";
     }
@@ -42,10 +47,10 @@ async function link(ports: AuthLinkPorts, authUsers: AuthUsers, account: Unlinke
 }
 
 /**
- * Makes the just-onboarded account a Supabase Auth user, after the onboarding transaction
- * committed. Best effort: it never throws; whatever goes wrong leaves the account unlinked and
- * due, for `linkPendingAccounts`. An account already linked, or being linked by a parallel
- * onboarding, is left alone (`not_due`).
+ * Makes the just-onboarded account a Supabase Auth user, or gives its Auth user the e-mail just
+ * changed, after the transaction that did it committed. Best effort: it never throws; whatever
+ * goes wrong leaves the account due, for `linkPendingAccounts`. An account whose Auth user is up
+ * to date, or being seen to by a parallel call, is left alone (`not_due`).
  *
  * @example
  * await ensureAuthUser(deps, onboarded.accountId);
@@ -56,7 +61,7 @@ export async function ensureAuthUser(
 ): Promise<"linked" | "failed" | "not_due" | "skipped"> {
   if (!ports.authUsers) return "skipped";
   try {
-    const [account] = await claimUnlinkedAccounts(ports.db, {
+    const [account] = await claimAccountsDueForAuth(ports.db, {
       nowMs: ports.now(),
       leaseSeconds: AUTH_LINK_LEASE_SECONDS,
       limit: 1,
@@ -75,8 +80,8 @@ export interface LinkReport {
 }
 
 /**
- * Links every account still without an Auth user whose next try is due, one claimed account at a
- * time (each claim its own lease), until none is due or `max` were tried. Safe in several
+ * Links every account still without an Auth user, and gives every Auth user whose account's e-mail
+ * changed the new one, whose next try is due, one claimed account at a time (each claim its own lease), until none is due or `max` were tried. Safe in several
  * workers at once. Without Supabase Auth it links nothing.
  *
  * @example
@@ -88,7 +93,7 @@ export async function linkPendingAccounts(ports: AuthLinkPorts, options: { max?:
   if (!ports.authUsers) return report;
   // A process stopping (`signal`) finishes the account under way and leaves the rest to the next run.
   while (report.linked + report.failed < max && !options.signal?.aborted) {
-    const [account] = await claimUnlinkedAccounts(ports.db, {
+    const [account] = await claimAccountsDueForAuth(ports.db, {
       nowMs: ports.now(),
       leaseSeconds: AUTH_LINK_LEASE_SECONDS,
       limit: 1,

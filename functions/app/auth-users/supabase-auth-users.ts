@@ -67,5 +67,9 @@ export function supabaseAuthUsers(options: SupabaseAuthOptions): AuthUsers {
         "the e-mail belongs to an Auth user Cadence did not create: link it by hand once it is known to be the owner's",
       );
     },
+    async changeEmail(authUserId, email) {
+      const updated = await admin.updateUserById(authUserId, { email, email_confirm: true });
+      if (updated.error) throw new Error(describe("updateUserById", updated.error));
+    },
   };
 }

@@ -45,6 +45,8 @@ export interface LifecycleCall<Input> {
   perInput?: { rule: LimitRule; identifier(input: Input): string };
   /** What the log line may say of the input: a masked key, never an e-mail. */
   logged(input: Input): Record<string, string>;
+  /** Whether the account's Supabase Auth user must follow the change (its e-mail), right after it. */
+  authUserFollows?: boolean;
 }
 
 const keyArgs = (_db: Database, input: KeyRequest) => Promise.resolve({ license_key: input.license_key });
@@ -109,6 +111,7 @@ export const CHANGE_EMAIL: LifecycleCall<ChangeEmailRequest> = {
   summary: "Signed call: change an account's e-mail",
   description: [
     "From then on the account's kiosks validate with `new_email`, and the old e-mail is refused (`user does not exist`); keys that belonged to the account by the old e-mail alone keep belonging to it.",
+    "On Supabase, the account's Auth user gets `new_email` too (right after the answer, else by the outbox pass's retries), so the old address no longer signs in.",
     "409 `email_taken` when another account has `new_email`; 409 `name_taken` when keys stored under `new_email` without an account would join it with a system name it uses. The same e-mail again answers 200 with `changed: false`.",
   ].join(" "),
   request: ChangeEmailRequest,
@@ -118,6 +121,7 @@ export const CHANGE_EMAIL: LifecycleCall<ChangeEmailRequest> = {
   refusals: ["unknown_account", "email_taken", "name_taken", "new_email_invalid"],
   args: (_db, input) => Promise.resolve({ email: input.account_email, new_email: input.new_email }),
   logged: () => ({}),
+  authUserFollows: true,
 };
 
 export const RESEND: LifecycleCall<KeyRequest> = {

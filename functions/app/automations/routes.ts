@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { ensureAuthUser } from "../auth-users/link-auth-user.ts";
 import { DEFAULT_DEADLINE_MS } from "../db/database.ts";
 import type { Deps } from "../deps.ts";
 import { Failure, type FailureCode, failures } from "../errors.ts";
@@ -171,6 +172,7 @@ function lifecycleRoute(
       if (done.status === 200) {
         deps.log("info", "license_lifecycle", { call: call.name, changed: done.row.changed, ...call.logged(input) });
         if (done.row.outbox_id) await deliverEmail(deps, done.row.outbox_id);
+        if (call.authUserFollows && done.row.changed && done.row.account_id) await ensureAuthUser(deps, done.row.account_id);
       }
       return jsonText(done.answer, done.status, counted?.headers ?? {});
     },
