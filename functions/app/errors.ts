@@ -45,6 +45,10 @@ export const failures = {
   idempotency_key_reused: [422, { message: "this idempotency key was already used with a different request body" }],
   // The signed lifecycle calls (automations/): not in the contract, which names only onboarding.
   // unknown_license (404) and name_taken (409) keep the contract's words for the same facts.
+  // Each body names its call (`type`): Standard Webhooks does not sign the path, so a body signed
+  // for one call must not be carried out at another.
+  type_required: [400, { message: "type is required" }],
+  type_mismatch: [400, { message: "type must name the call of this path" }],
   license_key_invalid: [400, { message: "license_key must be a license key of the form XXXX-XXXX-XXXX-XXXX (A-Z, 0-9)" }],
   account_email_required: [400, { message: "account_email is required" }],
   account_email_invalid: [400, { message: "account_email must be a valid e-mail address of at most 254 characters" }],

@@ -58,11 +58,11 @@ function bodyOf(): string {
       if (!values.email) cli.fail(usage);
       return JSON.stringify(values.name === undefined ? { email: values.email } : { email: values.email, name: values.name });
     case "move":
-      return JSON.stringify({ license_key: need("key"), account_email: need("email") });
+      return JSON.stringify({ type: call.name, license_key: need("key"), account_email: need("email") });
     case "change-email":
-      return JSON.stringify({ account_email: need("email"), new_email: need("new-email") });
+      return JSON.stringify({ type: call.name, account_email: need("email"), new_email: need("new-email") });
     default:
-      return JSON.stringify({ license_key: need("key") });
+      return JSON.stringify({ type: call.name, license_key: need("key") });
   }
 }
 

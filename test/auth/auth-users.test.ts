@@ -357,7 +357,7 @@ describe("the outbox pass: accounts whose e-mail changed after their Auth user w
     const { request } = testApp(db, { now: clock.now, signingSecret: SECRET, mailer: memoryMailer().mailer, limiter: unlimitedLimiter, authUsers });
     const email = newEmail("platform");
     const path = CHANGE_EMAIL.path;
-    const response = await request(path, await signedInit({ account_email: account.email, new_email: email }, { nowMs: clock.now(), path }));
+    const response = await request(path, await signedInit({ type: CHANGE_EMAIL.name, account_email: account.email, new_email: email }, { nowMs: clock.now(), path }));
     expect(response.status).toBe(200);
     expect(gotrue.users.get(account.id)?.email).toBe(email);
     expect(await accountOf(account.id)).toMatchObject({ auth_user_id: account.id, auth_link_due_at: null });

@@ -467,7 +467,24 @@ export interface components {
             /** @description The account the key now belongs to (move), or whose e-mail changed (change-email) */
             user_id?: string;
         };
-        LifecycleKeyRequest: {
+        SuspendKeyRequest: {
+            /**
+             * @description `suspend`: the call this body is for. A body signed for another call is refused (400), whatever its signature
+             * @enum {string}
+             */
+            type: "suspend";
+            /**
+             * @description The license key, as issued: four blocks of four of A-Z and 0-9
+             * @example DEMO-0000-0000-0001
+             */
+            license_key: string;
+        };
+        ReinstateKeyRequest: {
+            /**
+             * @description `reinstate`: the call this body is for. A body signed for another call is refused (400), whatever its signature
+             * @enum {string}
+             */
+            type: "reinstate";
             /**
              * @description The license key, as issued: four blocks of four of A-Z and 0-9
              * @example DEMO-0000-0000-0001
@@ -475,6 +492,11 @@ export interface components {
             license_key: string;
         };
         MoveKeyRequest: {
+            /**
+             * @description `move`: the call this body is for. A body signed for another call is refused (400), whatever its signature
+             * @enum {string}
+             */
+            type: "move";
             /** @example DEMO-0000-0000-0001 */
             license_key: string;
             /**
@@ -485,6 +507,11 @@ export interface components {
             account_email: string;
         };
         ChangeEmailRequest: {
+            /**
+             * @description `change-email`: the call this body is for. A body signed for another call is refused (400), whatever its signature
+             * @enum {string}
+             */
+            type: "change-email";
             /**
              * Format: email
              * @description The account's e-mail now (trimmed, compared regardless of case)
@@ -497,6 +524,18 @@ export interface components {
              * @example new@example.com
              */
             new_email: string;
+        };
+        ResendLicenseEmailRequest: {
+            /**
+             * @description `resend`: the call this body is for. A body signed for another call is refused (400), whatever its signature
+             * @enum {string}
+             */
+            type: "resend";
+            /**
+             * @description The license key, as issued: four blocks of four of A-Z and 0-9
+             * @example DEMO-0000-0000-0001
+             */
+            license_key: string;
         };
     };
     responses: never;
@@ -1271,7 +1310,7 @@ export interface operations {
         /** @description What to change */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LifecycleKeyRequest"];
+                "application/json": components["schemas"]["SuspendKeyRequest"];
             };
         };
         responses: {
@@ -1289,7 +1328,7 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleResponse"];
                 };
             };
-            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            /** @description `request body is required`, `invalid JSON body`, `type is required`, `type must name the call of this path`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1415,7 +1454,7 @@ export interface operations {
         /** @description What to change */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LifecycleKeyRequest"];
+                "application/json": components["schemas"]["ReinstateKeyRequest"];
             };
         };
         responses: {
@@ -1433,7 +1472,7 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleResponse"];
                 };
             };
-            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            /** @description `request body is required`, `invalid JSON body`, `type is required`, `type must name the call of this path`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1577,7 +1616,7 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleResponse"];
                 };
             };
-            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            /** @description `request body is required`, `invalid JSON body`, `type is required`, `type must name the call of this path`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1721,7 +1760,7 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleResponse"];
                 };
             };
-            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            /** @description `request body is required`, `invalid JSON body`, `type is required`, `type must name the call of this path`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1847,7 +1886,7 @@ export interface operations {
         /** @description What to change */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LifecycleKeyRequest"];
+                "application/json": components["schemas"]["ResendLicenseEmailRequest"];
             };
         };
         responses: {
@@ -1865,7 +1904,7 @@ export interface operations {
                     "application/json": components["schemas"]["LifecycleResponse"];
                 };
             };
-            /** @description `request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
+            /** @description `request body is required`, `invalid JSON body`, `type is required`, `type must name the call of this path`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -192,27 +192,27 @@ describe("a typed client generated from the served document (openapi-typescript 
     reinstateKey: {
       does: "reinstates a key through a signed lifecycle call, and 404 for an unknown key",
       async call() {
-        const done = await client.POST("/api/v2/automations/reinstate/key", await lifecycle("/api/v2/automations/reinstate/key", { license_key: "DEMO-0000-0000-0003" }));
+        const done = await client.POST("/api/v2/automations/reinstate/key", await lifecycle("/api/v2/automations/reinstate/key", { type: "reinstate", license_key: "DEMO-0000-0000-0003" }));
         expect(done.response.status).toBe(200);
         expectTypeOf(done.data).toEqualTypeOf<Schemas["LifecycleResponse"] | undefined>();
         expect(done.data).toEqual({ success: true, message: "license key reinstated", changed: true });
-        const unknown = await client.POST("/api/v2/automations/reinstate/key", await lifecycle("/api/v2/automations/reinstate/key", { license_key: UNKNOWN_KEY }));
+        const unknown = await client.POST("/api/v2/automations/reinstate/key", await lifecycle("/api/v2/automations/reinstate/key", { type: "reinstate", license_key: UNKNOWN_KEY }));
         expect([unknown.response.status, unknown.error]).toEqual([404, { message: "unknown_license" }]);
       },
     },
     suspendKey: {
       does: "suspends a key through a signed lifecycle call, and 401 {error} without a signature",
       async call() {
-        const done = await client.POST("/api/v2/automations/suspend/key", await lifecycle("/api/v2/automations/suspend/key", { license_key: "DEMO-0000-0000-0003" }));
+        const done = await client.POST("/api/v2/automations/suspend/key", await lifecycle("/api/v2/automations/suspend/key", { type: "suspend", license_key: "DEMO-0000-0000-0003" }));
         expect([done.response.status, done.data]).toEqual([200, { success: true, message: "license key suspended", changed: true }]);
-        const unsigned = await client.POST("/api/v2/automations/suspend/key", { body: { license_key: "DEMO-0000-0000-0003" } });
+        const unsigned = await client.POST("/api/v2/automations/suspend/key", { body: { type: "suspend", license_key: "DEMO-0000-0000-0003" } });
         expect([unsigned.response.status, unsigned.error]).toEqual([401, { error: "invalid signature" }]);
       },
     },
     moveKey: {
       does: "moves a key to another account through a signed lifecycle call",
       async call() {
-        const done = await client.POST("/api/v2/automations/move/key", await lifecycle("/api/v2/automations/move/key", { license_key: "DEMO-0000-0000-0005", account_email: "other@example.com" }));
+        const done = await client.POST("/api/v2/automations/move/key", await lifecycle("/api/v2/automations/move/key", { type: "move", license_key: "DEMO-0000-0000-0005", account_email: "other@example.com" }));
         expect(done.response.status).toBe(200);
         expect(done.data).toMatchObject({ success: true, changed: true, user_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       },
@@ -220,9 +220,9 @@ describe("a typed client generated from the served document (openapi-typescript 
     changeAccountEmail: {
       does: "changes an account's e-mail through a signed lifecycle call, and 409 for an e-mail another account has",
       async call() {
-        const taken = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { account_email: "other@example.com", new_email: DEMO.email }));
+        const taken = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { type: "change-email", account_email: "other@example.com", new_email: DEMO.email }));
         expect([taken.response.status, taken.error]).toEqual([409, { message: "email_taken" }]);
-        const done = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { account_email: "other@example.com", new_email: "other.typed@example.com" }));
+        const done = await client.POST("/api/v2/automations/change/email", await lifecycle("/api/v2/automations/change/email", { type: "change-email", account_email: "other@example.com", new_email: "other.typed@example.com" }));
         expect(done.response.status).toBe(200);
         expect(done.data).toMatchObject({ success: true, changed: true });
       },
@@ -230,7 +230,7 @@ describe("a typed client generated from the served document (openapi-typescript 
     resendLicenseEmail: {
       does: "queues a key's license e-mail again through a signed lifecycle call",
       async call() {
-        const done = await client.POST("/api/v2/automations/resend/license-email", await lifecycle("/api/v2/automations/resend/license-email", { license_key: DEMO.key }));
+        const done = await client.POST("/api/v2/automations/resend/license-email", await lifecycle("/api/v2/automations/resend/license-email", { type: "resend", license_key: DEMO.key }));
         expect([done.response.status, done.data]).toEqual([200, { success: true, message: "license e-mail queued", changed: true }]);
       },
     },

@@ -8,8 +8,10 @@ import { type LimitRule } from "../rate-limit/limiter.ts";
 import { RULES } from "../rate-limit/rules.ts";
 import { AUTOMATIONS_PREFIX } from "../signatures/spec-signature.ts";
 import {
+  type CallType,
   ChangeEmailRequest,
-  KeyRequest,
+  type KeyRequest,
+  keyRequest,
   LifecycleResponse,
   MoveRequest,
   parseChangeEmailRequest,
@@ -25,13 +27,14 @@ import { licenseEmailRecipient } from "./store.ts";
  * command's). The route around it (routes.ts) is the same for every call.
  */
 export interface LifecycleCall<Input> {
-  name: "suspend" | "reinstate" | "move" | "change-email" | "resend";
+  /** The call's name: its body's `type`, and the `npm run sign` command's. */
+  name: CallType;
   path: string;
   operationId: string;
   summary: string;
   description: string;
   request: z.ZodType;
-  /** Validates a parsed body: the body's fields in order, each failure a 400 with its message. */
+  /** Validates a parsed body's fields after its `type`, in order, each failure a 400 with its message. */
   parse(body: unknown): Input;
   /** The 200's message. */
   message: string;
@@ -61,7 +64,7 @@ export const SUSPEND: LifecycleCall<KeyRequest> = {
     "Sets the key not active: POST /api/v2/license answers `license key is not active` for it from then on, and nothing else a kiosk reads changes (its schedule reads go on, as for any key that is not active).",
     "Suspending a suspended key changes nothing and answers 200 with `changed: false`. To end a key for good, suspend it: there is no separate revoke.",
   ].join(" "),
-  request: KeyRequest,
+  request: keyRequest("suspend", "SuspendKeyRequest"),
   parse: parseKeyRequest,
   message: "license key suspended",
   withUserId: false,
@@ -76,7 +79,7 @@ export const REINSTATE: LifecycleCall<KeyRequest> = {
   operationId: "reinstateKey",
   summary: "Signed call: reinstate a suspended license key (it validates again)",
   description: "Sets the key active again. Reinstating an active key changes nothing and answers 200 with `changed: false`.",
-  request: KeyRequest,
+  request: keyRequest("reinstate", "ReinstateKeyRequest"),
   parse: parseKeyRequest,
   message: "license key reinstated",
   withUserId: false,
@@ -133,7 +136,7 @@ export const RESEND: LifecycleCall<KeyRequest> = {
     "Queues the license e-mail onboarding sent (the key and the e-mail to enter it with) to the key's account's e-mail now, through the same outbox: sent after the answer, retried if the mail service fails.",
     `At most ${RULES.resendPerKey.limit} times per key per 24 hours. 409 \`license_not_active\` for a suspended key.`,
   ].join(" "),
-  request: KeyRequest,
+  request: keyRequest("resend", "ResendLicenseEmailRequest"),
   parse: parseKeyRequest,
   message: "license e-mail queued",
   withUserId: false,

@@ -20,7 +20,7 @@ import { RULES } from "../rate-limit/rules.ts";
 import { SIGNED_REQUEST_SCHEMES } from "../signatures/signed-request-schemes.ts";
 import { requestVerifier } from "../signatures/verify-request.ts";
 import { answersOf, answerTemplate, LIFECYCLE_CALLS, type LifecycleCall, renderAnswer } from "./calls.ts";
-import { LifecycleResponse } from "./schemas.ts";
+import { LifecycleResponse, requireCallType } from "./schemas.ts";
 import { type ChangeRow, lifecycleChange, lifecycleChangeOnce } from "./store.ts";
 
 const retryAfter = { "Retry-After": { $ref: "#/components/headers/Retry-After" } };
@@ -46,7 +46,8 @@ function quoted(codes: readonly FailureCode[]): string {
  * The signed lifecycle calls (LIFECYCLE_CALLS), each as onboarding is signed and retried
  * (onboarding/routes.ts): the per-IP limit first (one bucket for every lifecycle call); the body read
  * under the 64 KiB limit; the signature over those raw bytes under exactly one scheme, the contract's
- * over this call's own path; then its nonce; then the body's fields. A request with an id
+ * over this call's own path; then its nonce; then the body's `type`, which must name this call
+ * (the Standard Webhooks signature covers the body, not the path), and its fields. A request with an id
  * (Idempotency-Key, or webhook-id) claims it in the namespace onboarding uses, its digest over the
  * path and the body, so an id signed for one call (Standard Webhooks does not sign the path) is a
  * 422 at another; a retry gets the first answer, refusals included. Then the call's own limit, and
@@ -124,7 +125,7 @@ function lifecycleRoute(
             },
           },
         },
-        400: jsonContent(ErrorMessage, "`request body is required`, `invalid JSON body`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key"),
+        400: jsonContent(ErrorMessage, "`request body is required`, `invalid JSON body`, `type is required`, `type must name the call of this path`, a field missing or invalid (its name in the message), or a malformed Idempotency-Key"),
         401: jsonContent(SignatureError, "`invalid signature`, whatever the cause, and for a request carrying both schemes' headers"),
         ...Object.fromEntries(documented(404, ": nothing was changed")),
         408: bodyTimeout,
@@ -144,7 +145,9 @@ function lifecycleRoute(
       if (verified === undefined) throw new Failure("invalid_signature");
       if (verified.scheme === "spec" && !(await recordNonce(deps.db, verified.nonce, deps.now()))) throw new Failure("invalid_signature");
       const id = idempotencyIdOf(c.req.raw.headers, verified);
-      const input = call.parse(parseJsonBody(body));
+      const parsed = parseJsonBody(body);
+      requireCallType(parsed, call.name);
+      const input = call.parse(parsed);
 
       let token: string | undefined;
       if (id) {

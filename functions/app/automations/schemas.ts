@@ -3,33 +3,48 @@ import { Email, normalizeEmail } from "../email.ts";
 import { Failure, type FailureCode } from "../errors.ts";
 import { LicenseKey } from "../license-key.ts";
 
-/** A body naming one license key: suspend, reinstate, resend. */
-export const KeyRequest = z
-  .object({ license_key: LicenseKey.openapi({ description: "The license key, as issued: four blocks of four of A-Z and 0-9" }) })
-  .openapi("LifecycleKeyRequest");
-export type KeyRequest = z.infer<typeof KeyRequest>;
+/** The name a lifecycle body carries in `type`: its call's, as `npm run sign` names it. */
+export const CALL_TYPES = ["suspend", "reinstate", "move", "change-email", "resend"] as const;
+export type CallType = (typeof CALL_TYPES)[number];
+
+/**
+ * A body's `type`, which must name the call of its path. Standard Webhooks signs the body, not
+ * the path, and suspend, reinstate and resend all take `{license_key}`: without it, a request
+ * intercepted on its way to one call could be carried out at another before the original arrived.
+ */
+const typeOf = <T extends CallType>(type: T) =>
+  z.literal(type).openapi({ description: `\`${type}\`: the call this body is for. A body signed for another call is refused (400), whatever its signature` });
+
+/** A body naming one license key (suspend, reinstate, resend), registered in the document as `name`. */
+export const keyRequest = <T extends CallType>(type: T, name: string) =>
+  z
+    .object({ type: typeOf(type), license_key: LicenseKey.openapi({ description: "The license key, as issued: four blocks of four of A-Z and 0-9" }) })
+    .openapi(name);
+export type KeyRequest = Omit<z.infer<ReturnType<typeof keyRequest>>, "type">;
 
 /**
  * A body moving a key to the existing account of an e-mail. No lifecycle body has onboarding's
- * `email` field, and none has all of another call's fields: the same signed bytes sent to another
- * call (Standard Webhooks does not sign the path) are refused as bad input there.
+ * `email` field, so onboarding's signed bytes are bad input at every call, and theirs at
+ * onboarding.
  */
 export const MoveRequest = z
   .object({
+    type: typeOf("move"),
     license_key: LicenseKey,
     account_email: Email.openapi({ description: "The e-mail of the account the key moves to (trimmed, compared regardless of case). The account must exist: onboarding creates accounts, a move never does" }),
   })
   .openapi("MoveKeyRequest");
-export type MoveRequest = z.infer<typeof MoveRequest>;
+export type MoveRequest = Omit<z.infer<typeof MoveRequest>, "type">;
 
 /** A body changing an account's e-mail. */
 export const ChangeEmailRequest = z
   .object({
+    type: typeOf("change-email"),
     account_email: Email.openapi({ description: "The account's e-mail now (trimmed, compared regardless of case)" }),
     new_email: Email.openapi({ description: "Its new e-mail, stored trimmed and lower-cased; no other account may have it", example: "new@example.com" }),
   })
   .openapi("ChangeEmailRequest");
-export type ChangeEmailRequest = z.infer<typeof ChangeEmailRequest>;
+export type ChangeEmailRequest = Omit<z.infer<typeof ChangeEmailRequest>, "type">;
 
 /** The 200 of every lifecycle call; a retry of an id gets the first one again, byte for byte. */
 export const LifecycleResponse = z
@@ -62,6 +77,16 @@ function emailOf(value: unknown, required: FailureCode, invalid: FailureCode): s
   const email = Email.safeParse(normalizeEmail(value));
   if (!email.success) throw new Failure(invalid);
   return email.data;
+}
+
+/**
+ * Checks that a parsed body names `type`'s call, before any other field: `type is required`
+ * (missing or not a string), then `type must name the call of this path`.
+ */
+export function requireCallType(body: unknown, type: CallType): void {
+  const value = fieldsOf(body).type;
+  if (typeof value !== "string") throw new Failure("type_required");
+  if (value !== type) throw new Failure("type_mismatch");
 }
 
 /**
