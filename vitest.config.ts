@@ -36,6 +36,7 @@ const withoutServices = [
   "test/app/bounded-map.test.ts",
   "test/app/config.test.ts",
   "test/app/ip-address.test.ts",
+  "test/app/proxy-servers.test.ts",
   "test/app/rate-limit-client.test.ts",
   "test/app/log.test.ts",
   "test/database/backend-turns.test.ts",

@@ -43,6 +43,16 @@ check() {
 check CADENCE_WORKERS "$workers"
 check PORT "$port"
 check ADMIN_PORT "$admin_port"
+# Leading zeros dropped, as the workers read the number (08000 is 8000 there; sh would read octal),
+# and more than five digits refused before sh's arithmetic meets them.
+decimal() {
+  value=$(printf '%s' "$2" | sed 's/^0*//')
+  [ ${#value} -le 5 ] || { echo "proxy-servers.sh: $1 is past 65535 (it is '$2')" >&2; exit 1; }
+  printf '%s' "${value:-0}"
+}
+workers=$(decimal CADENCE_WORKERS "$workers")
+port=$(decimal PORT "$port")
+admin_port=$(decimal ADMIN_PORT "$admin_port")
 [ "$workers" -ge 1 ] || { echo "proxy-servers.sh: CADENCE_WORKERS must be 1 or more (the workers' count: DENO_JOBS, else nproc)" >&2; exit 1; }
 for name in PORT ADMIN_PORT; do
   first=$port
@@ -53,8 +63,13 @@ for name in PORT ADMIN_PORT; do
   fi
 done
 
-# Written beside and renamed, so a check or a reload never reads half of it.
-partial="$output.partial"
+# Written beside under a name made here (mktemp creates it, refusing any file or link already
+# there), then renamed, so a check or a reload never reads half of it and root never writes through
+# a link someone else left. The unit keeps the file in a directory of root's (/run/cadence): the
+# proxy's own RuntimeDirectory is the haproxy user's, who could otherwise swap the name between
+# its creation and the write.
+mkdir -p -m 755 "$(dirname "$output")"
+partial=$(mktemp "$output.XXXXXX")
 {
   echo "# Written by functions/production/proxy-servers.sh: PORT=$port ADMIN_PORT=$admin_port CADENCE_WORKERS=$workers."
   echo "backend workers from workers"

@@ -111,6 +111,7 @@ describe.skipIf(!redisServerAvailable())("functions/production/README.md, from a
         "/opt/cadence/current": ROOT,
         "/etc/cadence": to.etc,
         "/run/cadence-proxy": to.run,
+        "/run/cadence": join(to.run, "root"),
         "/var/cache/cadence": join(dir, "deno-cache"),
       }),
     });
