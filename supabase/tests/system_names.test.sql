@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(45);
+select plan(46);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -45,6 +45,10 @@ select is(cadence.system_name_key(U&'Stra\00DFe'), 'strasse', 'system_name_key: 
 select isnt(cadence.system_name_key('Barn'), cadence.system_name_key('Bam'), 'system_name_key: rn and m stay apart');
 select isnt(cadence.system_name_key('Kiosk 1'), cadence.system_name_key('Kiosk l'), 'system_name_key: 1 and l stay apart');
 select isnt(cadence.system_name_key('Room 0'), cadence.system_name_key('Room O'), 'system_name_key: 0 and O stay apart');
+select is_empty($$select c from (select pg_catalog.chr(i) || ' x  Y ' || pg_catalog.chr(i) as c from generate_series(32, 126) as i) as s
+                  where cadence.system_name_key(c) <> cadence.system_name_key(c || U&'\200B')
+                     or cadence.system_name_capitals_key(c) <> cadence.system_name_capitals_key(c || U&'\200B')$$,
+  'system_name_key, system_name_capitals_key: printable ASCII (their short path) gives what the full path gives (the same name with a zero-width space)');
 select is(pg_temp.executors('cadence.system_name_key'), '{service_role}', 'system_name_key: only service_role may execute it');
 
 -- cadence.system_name_capitals_key
