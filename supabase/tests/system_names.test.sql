@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(31);
+select plan(46);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -33,12 +33,40 @@ select is(cadence.system_name_form(U&'\2800\+01D159\FE0F'), '', 'system_name_for
 select is(cadence.system_name_form(null), null, 'system_name_form: no name stays no name');
 select is(pg_temp.executors('cadence.system_name_form'), '{service_role}', 'system_name_form: only service_role may execute it');
 
+-- cadence.system_name_key
+select has_function('cadence', 'system_name_key', array['text'], 'system_name_key exists');
+select is(
+  array(select cadence.system_name_key(n) from unnest(array[U&'L\043Ebby', U&'L\03BFbby', U&'\FF2C\FF4F\FF42\FF42\FF59',
+                                                          U&'\+01D40B\+01D428bby', U&'\24C1obby', 'LOBBY', U&'\200BLobby']) as n),
+  array_fill('lobby'::text, array[7]),
+  'system_name_key: a Cyrillic or Greek o, fullwidth, mathematical bold, a circled L, capitals, a blank: all Lobby');
+select is(cadence.system_name_key(U&'Lobby \3000 Bar'), 'lobby bar', 'system_name_key: runs of spaces of any kind are one space');
+select is(cadence.system_name_key(U&'Stra\00DFe'), 'strasse', 'system_name_key: case folded fully, so sharp s is ss');
+select isnt(cadence.system_name_key('Barn'), cadence.system_name_key('Bam'), 'system_name_key: rn and m stay apart');
+select isnt(cadence.system_name_key('Kiosk 1'), cadence.system_name_key('Kiosk l'), 'system_name_key: 1 and l stay apart');
+select isnt(cadence.system_name_key('Room 0'), cadence.system_name_key('Room O'), 'system_name_key: 0 and O stay apart');
+select is_empty($$select c from (select pg_catalog.chr(i) || ' x  Y ' || pg_catalog.chr(i) as c from generate_series(32, 126) as i) as s
+                  where cadence.system_name_key(c) <> cadence.system_name_key(c || U&'\200B')
+                     or cadence.system_name_capitals_key(c) <> cadence.system_name_capitals_key(c || U&'\200B')$$,
+  'system_name_key, system_name_capitals_key: printable ASCII (their short path) gives what the full path gives (the same name with a zero-width space)');
+select is(pg_temp.executors('cadence.system_name_key'), '{service_role}', 'system_name_key: only service_role may execute it');
+
+-- cadence.system_name_capitals_key
+select has_function('cadence', 'system_name_capitals_key', array['text'], 'system_name_capitals_key exists');
+select is(cadence.system_name_capitals_key(U&'\0412ar'), cadence.system_name_capitals_key('Bar'),
+  'system_name_capitals_key: a Cyrillic capital V is Latin B in capitals');
+select isnt(cadence.system_name_key(U&'\0412ar'), cadence.system_name_key('Bar'),
+  'system_name_key: in small letters they differ (a small Cyrillic ve is a small capital B)');
+select isnt(cadence.system_name_capitals_key('Kiosk 1'), cadence.system_name_capitals_key('Kiosk l'), 'system_name_capitals_key: 1 and L stay apart');
+select is(pg_temp.executors('cadence.system_name_capitals_key'), '{service_role}', 'system_name_capitals_key: only service_role may execute it');
+
 -- cadence.system_name_shows
 select has_function('cadence', 'system_name_shows', array['text'], 'system_name_shows exists');
 select ok(cadence.system_name_shows('Lobby 2'), 'system_name_shows: letters, digits and a space show');
 select ok(not cadence.system_name_shows(U&'\0301 '), 'system_name_shows: marks and spaces alone show nothing');
 select ok(not cadence.system_name_shows(U&'Lobby\0007'), 'system_name_shows: a control character anywhere is refused');
 select ok(not cadence.system_name_shows(U&'Lobby\E000'), 'system_name_shows: a private-use character is refused');
+select ok(not cadence.system_name_shows(U&'\FFFC'), 'system_name_shows: U+FFFC OBJECT REPLACEMENT CHARACTER, alone or in a name, is refused');
 select is(pg_temp.executors('cadence.system_name_shows'), '{service_role}', 'system_name_shows: only service_role may execute it');
 
 -- cadence.check_system_name_form (trigger system_name_is_normalised on public.license_keys)
