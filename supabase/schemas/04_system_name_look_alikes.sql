@@ -6,7 +6,7 @@
 -- function or an index expression was parsed and planned again at each call (2.5 ms a key, measured).
 --
 -- A system name's letters of one script that look like letters of another, read as those: the half
--- of "one name per look" (cadence.system_name_key, 04_system_names.sql) that Unicode's NFKC and case
+-- of "one name per look" (cadence.system_name_keys, 04_system_names.sql) that Unicode's NFKC and case
 -- folding do not give. The rule (UTS #39's mixed-script confusables, across scripts only):
 -- - a letter of a script that confusables.txt maps to a prototype in Latin, Greek or Cyrillic, or in
 --   common characters (digits, punctuation), none of it in the letter's own script, is replaced by
@@ -276,7 +276,7 @@ begin
 end
 $$;
 
-COMMENT ON FUNCTION cadence.system_name_look_alikes(p_small text) IS 'A system name in NFKD and small letters (as cadence.system_name_key makes it), with each letter of one script that confusables.txt (Unicode 13.0.0) maps into Latin, Greek, Cyrillic or common characters replaced by that look-alike, where the name also holds a letter of Latin, Greek or Cyrillic other than its own. Generated.';
+COMMENT ON FUNCTION cadence.system_name_look_alikes(p_small text) IS 'A system name in NFKD and small letters (as cadence.system_name_keys makes its small_key), with each letter of one script that confusables.txt (Unicode 13.0.0) maps into Latin, Greek, Cyrillic or common characters replaced by that look-alike, where the name also holds a letter of Latin, Greek or Cyrillic other than its own. Generated.';
 
 CREATE FUNCTION cadence.system_name_capital_look_alikes(p_capitals text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
@@ -538,4 +538,4 @@ begin
 end
 $$;
 
-COMMENT ON FUNCTION cadence.system_name_capital_look_alikes(p_capitals text) IS 'The same as cadence.system_name_look_alikes for a system name in NFKD and capitals (as cadence.system_name_capitals_key makes it): Cyrillic В, Н, Т are Latin B, H, T only as capitals. Generated.';
+COMMENT ON FUNCTION cadence.system_name_capital_look_alikes(p_capitals text) IS 'The same as cadence.system_name_look_alikes for a system name in NFKD and capitals (as cadence.system_name_keys makes its capitals_key): Cyrillic В, Н, Т are Latin B, H, T only as capitals. Generated.';

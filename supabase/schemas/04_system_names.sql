@@ -3,10 +3,11 @@
 -- A stored name is in one form, cadence.system_name_form (what renders as nothing removed, NFC,
 -- trimmed), and shows something (cadence.system_name_shows); the trigger refuses any other from any
 -- writer. Two names are one when they look alike (issue 59, "one name per look"): when their keys
--- are equal, cadence.system_name_key (NFKC, case folded, spaces collapsed, letters of another script
--- read as their look-alikes) or cadence.system_name_capitals_key (the same read in capitals, where
--- Cyrillic `В` is Latin `B`). Each key has a unique index grouping keys by the account they belong
--- to (license_keys.belongs_to), so the indexes alone decide uniqueness, for a linked and an unlinked
+-- are equal, the key in small letters (NFKC, case folded, spaces collapsed, letters of another
+-- script read as their look-alikes) or the key in capitals (the same read in capitals, where
+-- Cyrillic `В` is Latin `B`), both given by cadence.system_name_keys. The trigger stores both keys
+-- on the key's row, and each has a unique index grouping keys by the account they belong to
+-- (license_keys.belongs_to), so the indexes alone decide uniqueness, for a linked and an unlinked
 -- key of one account alike; cadence.set_system_names checks each name through them (an index probe
 -- per key, whatever the size of the fleet).
 
@@ -231,9 +232,9 @@ COMMENT ON FUNCTION cadence.system_name_shows(p_name text) IS 'Whether a system 
 --   circled `Ⓛ` are `L`; the ligature `ﬁ` is `fi`; every Unicode space but U+1680 OGHAM SPACE MARK,
 --   which draws a line, is U+0020);
 -- - runs of spaces are one space;
--- - case folding: the key in small letters, cadence.system_name_key, folds case fully (ICU's root
---   case mappings, the collation "und-x-icu" whatever the database's own: `ß` and `ss` are one, final
---   sigma too); cadence.system_name_capitals_key is the name in capitals;
+-- - case folding: the key in small letters (small_key) folds case fully (ICU's root case mappings,
+--   the collation "und-x-icu" whatever the database's own: `ß` and `ss` are one, final sigma too);
+--   the key in capitals (capitals_key) is the name in capitals;
 -- - letters of one script that look like letters of another, where the name also holds a letter of
 --   Latin, Greek or Cyrillic other than their own, are read as those (04_system_name_look_alikes.sql,
 --   generated from Unicode's confusables.txt): Cyrillic `о` and Greek `ο` in `Lobby` are `o`;
@@ -242,81 +243,82 @@ COMMENT ON FUNCTION cadence.system_name_shows(p_name text) IS 'Whether a system 
 -- `B`, `H`, `T` as capitals only (small `в` is a small capital `ʙ`), and Greek `ν` is `v` in small
 -- letters only (capital `Ν` is `N`). Names whose keys are equal in either are one name. Look-alikes
 -- within one script (`rn` and `m`, `1` and `l`, `0` and `O`) stay apart: honest fleets use them.
--- PL/pgSQL, as the look-alike functions: a session plans each once, where SQL functions called
--- from an index expression or another function were planned again at each call.
 -- What stays apart too: a name all in another script (Cyrillic `Рор` is not `Pop`: UTS #39's
 -- whole-script confusables, which would also join honest names of that script to each other).
-CREATE FUNCTION cadence.system_name_key(p_name text) RETURNS text
+-- One function for both, called once per name written (by the trigger, which stores them on the
+-- key) and once per name asked (by cadence.set_system_names' probes): its pinned search_path costs
+-- a setting saved and restored per call: two functions, each also computed by an expression
+-- index, made a name write 1.20 times slower (test/bench/results.md, 2026-12-07).
+-- PL/pgSQL, as the look-alike functions: a session plans each once, where a SQL function called
+-- from another function is planned again in each transaction.
+CREATE FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) RETURNS record
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
+declare
+  v_spaced text;
 begin
   -- Printable ASCII, almost every name: its form is it trimmed, NFKD and NFKC leave it, it holds no
   -- letter of another script, and ASCII case is ICU's; the full path below gives the same, slower.
   if p_name ~ '^[\u0020-\u007e]*$' then
-    return pg_catalog.lower(pg_catalog.regexp_replace(pg_catalog.btrim(p_name, ' '), ' {2,}', ' ', 'g'));
+    v_spaced := pg_catalog.regexp_replace(pg_catalog.btrim(p_name, ' '), ' {2,}', ' ', 'g');
+    small_key := pg_catalog.lower(v_spaced);
+    capitals_key := pg_catalog.upper(v_spaced);
+    return;
   end if;
-  return pg_catalog.normalize(
+  v_spaced := pg_catalog.regexp_replace(pg_catalog.normalize(cadence.system_name_form(p_name), 'NFKD'), ' {2,}', ' ', 'g');
+  small_key := pg_catalog.normalize(
     cadence.system_name_look_alikes(
-      pg_catalog.normalize(
-        pg_catalog.lower(pg_catalog.upper(
-          pg_catalog.regexp_replace(pg_catalog.normalize(cadence.system_name_form(p_name), 'NFKD'), ' {2,}', ' ', 'g')
-          COLLATE pg_catalog."und-x-icu")),
-        'NFKD')),
+      pg_catalog.normalize(pg_catalog.lower(pg_catalog.upper(v_spaced COLLATE pg_catalog."und-x-icu")), 'NFKD')),
     'NFKC');
-end
-$$;
-
-COMMENT ON FUNCTION cadence.system_name_key(p_name text) IS 'What a system name is compared by, in small letters: its form (cadence.system_name_form) in NFKD, runs of spaces as one, case folded (ICU root), letters of another script read as their look-alikes (cadence.system_name_look_alikes), NFKC. Two names of an account with the same key are one name (system_name_is_unique_per_account).';
-
-CREATE FUNCTION cadence.system_name_capitals_key(p_name text) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
-    SET search_path TO ''
-    AS $$
-begin
-  -- Printable ASCII: as in cadence.system_name_key.
-  if p_name ~ '^[\u0020-\u007e]*$' then
-    return pg_catalog.upper(pg_catalog.regexp_replace(pg_catalog.btrim(p_name, ' '), ' {2,}', ' ', 'g'));
-  end if;
-  return pg_catalog.normalize(
+  capitals_key := pg_catalog.normalize(
     cadence.system_name_capital_look_alikes(
-      pg_catalog.normalize(
-        pg_catalog.upper(
-          pg_catalog.regexp_replace(pg_catalog.normalize(cadence.system_name_form(p_name), 'NFKD'), ' {2,}', ' ', 'g')
-          COLLATE pg_catalog."und-x-icu"),
-        'NFKD')),
+      pg_catalog.normalize(pg_catalog.upper(v_spaced COLLATE pg_catalog."und-x-icu"), 'NFKD')),
     'NFKC');
 end
 $$;
 
-COMMENT ON FUNCTION cadence.system_name_capitals_key(p_name text) IS 'What a system name is compared by, in capitals: as cadence.system_name_key, but upper-cased and read with cadence.system_name_capital_look_alikes, where Cyrillic В, Н, Т are Latin B, H, T. Two names of an account with the same key are one name (system_name_capitals_are_unique_per_account).';
+COMMENT ON FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) IS 'What a system name is compared by: its form (cadence.system_name_form) in NFKD, runs of spaces as one, then in small letters case folded (ICU root) with letters of another script read as their look-alikes (cadence.system_name_look_alikes), NFKC: small_key; the same in capitals, read with cadence.system_name_capital_look_alikes (Cyrillic В, Н, Т are Latin B, H, T): capitals_key. Two names of an account with the same key in either are one name; license_keys stores both (system_name_key, system_name_capitals_key).';
 
--- The trigger that holds the stored form and the "shows something" rule for every writer.
+-- The trigger that holds the stored form and the "shows something" rule for every writer, and
+-- stores the name's keys beside it, so the unique indexes compare stored columns and no probe or
+-- index entry computes a key again.
 CREATE FUNCTION cadence.check_system_name_form() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
+declare
+  v_keys record;
 begin
   -- An update that leaves the name as it was passes, so a name stored before this rule does not
   -- block other edits of its row (validation's last_validated_at, a dashboard edit of `active`).
   -- Whether it was kept as a look-alike stays as it was: only the migration that made the rule sets it.
   if tg_op = 'UPDATE' and new.system_name is not distinct from old.system_name then
     new.system_name_kept := old.system_name_kept;
-    return new;
+  else
+    -- A new name is no kept look-alike: the unique indexes judge it.
+    new.system_name_kept := false;
+    if new.system_name is not null
+       and (new.system_name <> cadence.system_name_form(new.system_name) or not cadence.system_name_shows(new.system_name)) then
+      raise exception 'a system name must be stored in its normal form (no character that renders as nothing) and show something: at least one letter, digit, punctuation or symbol, and no control, private-use, unassigned, noncharacter, line or paragraph separator code point'
+        using errcode = 'check_violation', constraint = 'system_name_is_normalised', table = 'license_keys', schema = 'public',
+              hint = 'Store cadence.system_name_form(name); cadence.system_name_shows(name) must be true.';
+    end if;
   end if;
-  -- A new name is no kept look-alike: the unique indexes judge it.
-  new.system_name_kept := false;
-  if new.system_name is not null
-     and (new.system_name <> cadence.system_name_form(new.system_name) or not cadence.system_name_shows(new.system_name)) then
-    raise exception 'a system name must be stored in its normal form (no character that renders as nothing) and show something: at least one letter, digit, punctuation or symbol, and no control, private-use, unassigned, noncharacter, line or paragraph separator code point'
-      using errcode = 'check_violation', constraint = 'system_name_is_normalised', table = 'license_keys', schema = 'public',
-            hint = 'Store cadence.system_name_form(name); cadence.system_name_shows(name) must be true.';
+  -- The keys are always the name's, whatever a writer put in their columns; no name, no keys.
+  if new.system_name is null then
+    new.system_name_key := null;
+    new.system_name_capitals_key := null;
+  else
+    v_keys := cadence.system_name_keys(new.system_name);
+    new.system_name_key := v_keys.small_key;
+    new.system_name_capitals_key := v_keys.capitals_key;
   end if;
   return new;
 end
 $$;
 
-COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_is_normalised: refuses a new or changed system name that is not in cadence.system_name_form or does not show anything (cadence.system_name_shows); a new or changed name is no kept look-alike (system_name_kept false), and no writer sets system_name_kept.';
+COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_is_normalised: refuses a new or changed system name that is not in cadence.system_name_form or does not show anything (cadence.system_name_shows); stores its keys (cadence.system_name_keys) in system_name_key and system_name_capitals_key, whatever the writer put there; a new or changed name is no kept look-alike (system_name_kept false), and no writer sets system_name_kept.';
 
 -- A batch locks the keys it may write before its first pass, in key order. Locking each pass's keys
 -- as the pass began deadlocked against a validation batch (test/hardening/races.test.ts, ~1 round in
@@ -381,13 +383,14 @@ begin
               from unnest(v_left) as l(n)) as l;
 
     -- Each key's verdict against the names stored, then the first asker of each name in its account.
+    -- Each asked name's keys are computed once here; the stored names' keys are columns.
     with asked as (
       select p.n, k.key, p_names[p.n] as name, k.system_name as stored,
              coalesce(k.belongs_to::text, pg_catalog.lower(k.email)) as account_group,
-             cadence.system_name_key(p_names[p.n]) as name_key,
-             cadence.system_name_capitals_key(p_names[p.n]) as capitals_key
+             asked_keys.small_key as name_key, asked_keys.capitals_key
         from unnest(v_pass) as p(n)
         left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
+        cross join lateral cadence.system_name_keys(p_names[p.n]) as asked_keys
     ), judged as materialized (
       select q.n, q.key, q.name, q.account_group, q.name_key, q.capitals_key,
              case
@@ -395,18 +398,18 @@ begin
                when q.key is null then 'unknown_license'
                -- Re-sent as stored (by another writer before the lock, or by this batch's earlier pass).
                when q.stored = q.name then 'unchanged'
-               -- One probe of each unique index: the account's named keys whose name has this
-               -- one's key (a name stored before the rule, kept as a look-alike, blocks its look-alikes too).
+               -- One probe of each unique index: the account's named keys whose stored key is this
+               -- name's (a name stored before the rule, kept as a look-alike, blocks its look-alikes too).
                when exists (
                  select from public.license_keys as other
                   where coalesce(other.belongs_to::text, pg_catalog.lower(other.email)) = q.account_group
-                    and cadence.system_name_key(other.system_name) = q.name_key
+                    and other.system_name_key = q.name_key
                     and other.system_name is not null
                     and other.key <> q.key)
                  or exists (
                  select from public.license_keys as other
                   where coalesce(other.belongs_to::text, pg_catalog.lower(other.email)) = q.account_group
-                    and cadence.system_name_capitals_key(other.system_name) = q.capitals_key
+                    and other.system_name_capitals_key = q.capitals_key
                     and other.system_name is not null
                     and other.key <> q.key)
                then 'taken'
@@ -457,7 +460,7 @@ begin
 end
 $$;
 
-COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS 'Sets each key''s system name (already in cadence.system_name_form) to the name at the same position, one row per position n (1-based): ok, unchanged, taken (another key of the account has a name that looks the same: the same cadence.system_name_key or cadence.system_name_capitals_key; or asked for one earlier in the batch) or unknown_license.';
+COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS 'Sets each key''s system name (already in cadence.system_name_form) to the name at the same position, one row per position n (1-based): ok, unchanged, taken (another key of the account has a name that looks the same: the same key in small letters or in capitals, cadence.system_name_keys; or asked for one earlier in the batch) or unknown_license.';
 
 CREATE FUNCTION cadence.set_system_name(p_key text, p_name text) RETURNS text
     LANGUAGE sql
@@ -466,11 +469,14 @@ CREATE FUNCTION cadence.set_system_name(p_key text, p_name text) RETURNS text
   select s.outcome from cadence.set_system_names(array[p_key], array[p_name]) as s
 $$;
 
-COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already in cadence.system_name_form): ok, unchanged, taken (another key of the account has a name that looks the same: the same cadence.system_name_key or cadence.system_name_capitals_key) or unknown_license.';
+COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already in cadence.system_name_form): ok, unchanged, taken (another key of the account has a name that looks the same: the same key in small letters or in capitals, cadence.system_name_keys) or unknown_license.';
 
 -- System names are unique per account, compared as they look (spec section 2, "System name";
 -- issue 59), so two kiosks racing for one name can never both win, and a dashboard edit cannot
--- break the rule: one unique index per key (cadence.system_name_key, cadence.system_name_capitals_key).
+-- break the rule: one unique index per key, on the key as the trigger stored it (system_name_key,
+-- system_name_capitals_key). Indexed as columns, not as expressions of the name: an index entry
+-- and a probe then compute nothing, where an expression index computed each key again per entry,
+-- each through a function call that saves and restores its pinned search_path.
 --
 -- Grouped by the account each key belongs to (belongs_to, kept by cadence.find_key_account); a key
 -- of no account by its stored e-mail, lower-cased. So a change of owner can meet another key's name:
@@ -486,20 +492,24 @@ COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a 
 -- cadence.set_system_names finds a name's look-alikes through these indexes too: an index probe per
 -- key, whatever the fleet's and the account's size (found by scanning an account's names, a fleet's
 -- boot set its names in time growing with the names already set: 28.5 s of a 32.5 s simulated boot).
-CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), cadence.system_name_key(system_name), (
+CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), system_name_key, (
 CASE
     WHEN system_name_kept THEN key
     ELSE NULL::text
 END)) NULLS NOT DISTINCT WHERE (system_name IS NOT NULL);
 
-COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (belongs_to; a key of no account, per stored e-mail), compared by cadence.system_name_key: NFKC, case folded, spaces collapsed, look-alikes of another script read as the letters they look like. Names kept from before the rule (system_name_kept) never meet here.';
+COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (belongs_to; a key of no account, per stored e-mail), compared by its key in small letters (system_name_key, cadence.system_name_keys): NFKC, case folded, spaces collapsed, look-alikes of another script read as the letters they look like. Names kept from before the rule (system_name_kept) never meet here.';
 
-CREATE UNIQUE INDEX system_name_capitals_are_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), cadence.system_name_capitals_key(system_name), (
+CREATE UNIQUE INDEX system_name_capitals_are_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), system_name_capitals_key, (
 CASE
     WHEN system_name_kept THEN key
     ELSE NULL::text
 END)) NULLS NOT DISTINCT WHERE (system_name IS NOT NULL);
 
-COMMENT ON INDEX public.system_name_capitals_are_unique_per_account IS 'A system name is used at most once per account compared in capitals too (cadence.system_name_capitals_key), where Cyrillic В, Н, Т are Latin B, H, T. Names kept from before the rule (system_name_kept) never meet here.';
+COMMENT ON INDEX public.system_name_capitals_are_unique_per_account IS 'A system name is used at most once per account compared in capitals too (system_name_capitals_key, cadence.system_name_keys), where Cyrillic В, Н, Т are Latin B, H, T. Names kept from before the rule (system_name_kept) never meet here.';
 
-CREATE TRIGGER system_name_is_normalised BEFORE INSERT OR UPDATE OF system_name, system_name_kept ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.check_system_name_form();
+-- It fires always, with session_replication_role = replica too (bulk loads set it to skip the
+-- payload triggers), so no load stores a name without its keys, which the unique indexes compare.
+CREATE TRIGGER system_name_is_normalised BEFORE INSERT OR UPDATE OF system_name, system_name_kept, system_name_key, system_name_capitals_key ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.check_system_name_form();
+
+ALTER TABLE public.license_keys ENABLE ALWAYS TRIGGER system_name_is_normalised;

@@ -137,14 +137,11 @@ GRANT ALL ON FUNCTION cadence.set_system_name(p_key text, p_name text) TO servic
 REVOKE ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) TO service_role;
 
-REVOKE ALL ON FUNCTION cadence.system_name_capitals_key(p_name text) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.system_name_capitals_key(p_name text) TO service_role;
-
 REVOKE ALL ON FUNCTION cadence.system_name_form(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.system_name_form(p_name text) TO service_role;
 
-REVOKE ALL ON FUNCTION cadence.system_name_key(p_name text) FROM PUBLIC;
-GRANT ALL ON FUNCTION cadence.system_name_key(p_name text) TO service_role;
+REVOKE ALL ON FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.system_name_shows(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.system_name_shows(p_name text) TO service_role;

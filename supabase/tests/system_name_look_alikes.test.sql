@@ -1,5 +1,5 @@
 -- System names' look-alike letters of another script (generated from Unicode's confusables.txt):
--- what cadence.system_name_key and cadence.system_name_capitals_key read a name through. pgTAP; run
+-- what cadence.system_name_keys reads a name through. pgTAP; run
 -- with pg_prove or `supabase test db` (test/README.md).
 begin;
 set local client_min_messages = warning;

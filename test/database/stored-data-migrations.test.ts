@@ -230,6 +230,16 @@ describe("system names one per look: names stored before that now look like anot
     expect(rows.filter((row) => row.system_name_kept).map((row) => row.key)).toEqual(["LIKE-0000-0000-0002", "LIKE-0000-0000-0003", "LIKE-0000-0000-0006"]);
   });
 
+  it("stores every stored name's keys, as the trigger stores a new name's", async () => {
+    const [lookAlike] = await alike.sql`select system_name_key, system_name_capitals_key from public.license_keys where key = 'LIKE-0000-0000-0002'`;
+    expect(lookAlike).toEqual({ system_name_key: "lobby", system_name_capitals_key: "LOBBY" });
+    const [{ unkeyed }] = await alike.sql`
+      select count(*)::int as unkeyed from public.license_keys as k cross join lateral cadence.system_name_keys(k.system_name) as n
+       where k.system_name is not null
+         and (k.system_name_key is distinct from n.small_key or k.system_name_capitals_key is distinct from n.capitals_key)`;
+    expect(unkeyed).toBe(0);
+  });
+
   it("warns of each group of names that are now one name, and of the names holding U+FFFC, naming their keys", () => {
     const messages = alike.notices.filter((notice) => notice.message.startsWith("system names")).map((notice) => [notice.severity, notice.message]);
     expect(messages).toEqual([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CONFUSABLES_UNICODE_VERSION, lookAlikeSql, lookAlikes, UNHOMOGLYPH_VERSION } from "../support/system-name-look-alikes.ts";
 
-// The look-alike tables of cadence.system_name_key and cadence.system_name_capitals_key are generated
+// The look-alike tables of cadence.system_name_keys are generated
 // from the npm package unhomoglyph (Unicode's confusables.txt); their behaviour on a real database is
 // test/license/system-name.test.ts's and supabase/tests/system_name_look_alikes.test.sql's.
 

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
  * Writes supabase/schemas/04_system_name_look_alikes.sql: the two functions that read a system
  * name's letters of one script as the look-alikes Unicode's confusables.txt gives them in another
  * (cadence.system_name_look_alikes for the name in small letters, cadence.system_name_capital_look_alikes
- * for it in capitals), which cadence.system_name_key and cadence.system_name_capitals_key apply.
+ * for it in capitals), which cadence.system_name_keys applies.
  * The data is the npm package unhomoglyph's copy of confusables.txt; scripts are Node's
  * `\p{Script=…}` (Unicode 17 on Node 20). test/license/system-name-look-alikes.test.ts checks the
  * file is this output, and rewrites it with `-u`.
@@ -48,7 +48,7 @@ function scriptOf(character: string): Target | "other" | undefined {
 const scriptsOf = (text: string) => new Set([...text].map(scriptOf).filter((script) => script !== undefined));
 
 type Case = "small" | "capitals";
-/** What cadence.system_name_key (small) or cadence.system_name_capitals_key (capitals) gives the helper: NFKD, then the case, then NFKD. */
+/** What cadence.system_name_keys gives the helper, for its key in small letters or in capitals: NFKD, then the case, then NFKD. */
 const inCase = (text: string, letters: Case) =>
   (letters === "small" ? text.normalize("NFKD").toUpperCase().toLowerCase() : text.normalize("NFKD").toUpperCase()).normalize("NFKD");
 
@@ -202,7 +202,7 @@ export function lookAlikeSql(): string {
 -- function or an index expression was parsed and planned again at each call (2.5 ms a key, measured).
 --
 -- A system name's letters of one script that look like letters of another, read as those: the half
--- of "one name per look" (cadence.system_name_key, 04_system_names.sql) that Unicode's NFKC and case
+-- of "one name per look" (cadence.system_name_keys, 04_system_names.sql) that Unicode's NFKC and case
 -- folding do not give. The rule (UTS #39's mixed-script confusables, across scripts only):
 -- - a letter of a script that confusables.txt maps to a prototype in Latin, Greek or Cyrillic, or in
 --   common characters (digits, punctuation), none of it in the letter's own script, is replaced by
@@ -216,9 +216,9 @@ export function lookAlikeSql(): string {
 -- are within one script, to another script, or cannot stand in a text in NFKD and the key's case).
 
 ${lookAlikeFunction("system_name_look_alikes", "p_small", "small", presence)}
-COMMENT ON FUNCTION cadence.system_name_look_alikes(p_small text) IS 'A system name in NFKD and small letters (as cadence.system_name_key makes it), with each letter of one script that confusables.txt (Unicode ${CONFUSABLES_UNICODE_VERSION}) maps into Latin, Greek, Cyrillic or common characters replaced by that look-alike, where the name also holds a letter of Latin, Greek or Cyrillic other than its own. Generated.';
+COMMENT ON FUNCTION cadence.system_name_look_alikes(p_small text) IS 'A system name in NFKD and small letters (as cadence.system_name_keys makes its small_key), with each letter of one script that confusables.txt (Unicode ${CONFUSABLES_UNICODE_VERSION}) maps into Latin, Greek, Cyrillic or common characters replaced by that look-alike, where the name also holds a letter of Latin, Greek or Cyrillic other than its own. Generated.';
 
 ${lookAlikeFunction("system_name_capital_look_alikes", "p_capitals", "capitals", presence)}
-COMMENT ON FUNCTION cadence.system_name_capital_look_alikes(p_capitals text) IS 'The same as cadence.system_name_look_alikes for a system name in NFKD and capitals (as cadence.system_name_capitals_key makes it): Cyrillic В, Н, Т are Latin B, H, T only as capitals. Generated.';
+COMMENT ON FUNCTION cadence.system_name_capital_look_alikes(p_capitals text) IS 'The same as cadence.system_name_look_alikes for a system name in NFKD and capitals (as cadence.system_name_keys makes its capitals_key): Cyrillic В, Н, Т are Latin B, H, T only as capitals. Generated.';
 `;
 }
