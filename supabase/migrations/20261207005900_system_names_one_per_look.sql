@@ -97,12 +97,36 @@ update public.license_keys as k
  where a.key = k.key
    and a.alike;
 
--- U+FFFC refused, as U+FFFD is (\ufffc-\uffff in the first class).
-CREATE OR REPLACE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+-- The form and the "shows" rule in PL/pgSQL, as the keys: a session plans each expression once, where
+-- these SQL functions, pinned and so never inlined, were parsed and planned again in each transaction
+-- a name write ran them in, and ran an executor of their own at each call. The rules are unchanged.
+CREATE OR REPLACE FUNCTION cadence.system_name_form(p_name text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select p_name !~
+begin
+  return pg_catalog.btrim(
+    pg_catalog.normalize(
+      pg_catalog.regexp_replace(
+        p_name,
+        '[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5'
+        '\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0'
+        '\ufff0-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d159'
+        '\U0001d173-\U0001d17a\U000e0000-\U000e0fff]',
+        '', 'g'),
+      'NFC'),
+    -- What JavaScript's String.prototype.trim removes (U+FEFF, also whitespace there, is removed above).
+    U&'\0009\000A\000B\000C\000D\0020\00A0\1680\2000\2001\2002\2003\2004\2005\2006\2007\2008\2009\200A\2028\2029\202F\205F\3000');
+end
+$$;
+
+-- U+FFFC refused, as U+FFFD is (\ufffc-\uffff in the first class).
+CREATE OR REPLACE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+begin
+  return p_name !~
       '[\u0001-\u001f\u007f-\u009f\u0378\u0379\u0380-\u0383\u038b\u038d\u03a2\u0530\u0557\u0558'
       '\u058b\u058c\u0590\u05c8-\u05cf\u05eb-\u05ee\u05f5-\u05ff\u070e\u074b\u074c\u07b2-\u07bf'
       '\u07fb\u07fc\u082e\u082f\u083f\u085c\u085d\u085f\u086b-\u086f\u0892-\u0896\u0984\u098d\u098e'
@@ -288,7 +312,8 @@ CREATE OR REPLACE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolea
       '\U0001e08f\U0001e130-\U0001e136\U0001e2ae\U0001e2ec-\U0001e2ef\U0001e4ec-\U0001e4ef'
       '\U0001e5ee\U0001e5ef\U0001e6e3\U0001e6e6\U0001e6ee\U0001e6ef\U0001e6f5\U0001e8d0-\U0001e8d6'
       '\U0001e944-\U0001e94a\U000e0000-\U000e0fff]',
-      '', 'g') <> ''
+      '', 'g') <> '';
+end
 $$;
 
 COMMENT ON FUNCTION cadence.system_name_shows(p_name text) IS 'Whether a system name (in cadence.system_name_form) shows something: no control, private-use, unassigned, noncharacter, U+FFFC, U+FFFD, line or paragraph separator code point, and at least one letter, digit, punctuation or symbol that is not default-ignorable nor a blank symbol (U+2800, U+1D159).';

@@ -11,11 +11,16 @@
 -- key of one account alike; cadence.set_system_names checks each name through them (an index probe
 -- per key, whatever the size of the fleet).
 
+-- PL/pgSQL, as the keys' and look-alikes' functions: a session plans its expression once, where a
+-- SQL function that pins search_path (so it is never inlined) is parsed and planned again in each
+-- transaction that calls it, and runs an executor of its own at each call: system_name_shows' plan
+-- alone cost a one-name write about 0.1 ms.
 CREATE FUNCTION cadence.system_name_form(p_name text) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select pg_catalog.btrim(
+begin
+  return pg_catalog.btrim(
     pg_catalog.normalize(
       pg_catalog.regexp_replace(
         p_name,
@@ -26,16 +31,18 @@ CREATE FUNCTION cadence.system_name_form(p_name text) RETURNS text
         '', 'g'),
       'NFC'),
     -- What JavaScript's String.prototype.trim removes (U+FEFF, also whitespace there, is removed above).
-    U&'\0009\000A\000B\000C\000D\0020\00A0\1680\2000\2001\2002\2003\2004\2005\2006\2007\2008\2009\200A\2028\2029\202F\205F\3000')
+    U&'\0009\000A\000B\000C\000D\0020\00A0\1680\2000\2001\2002\2003\2004\2005\2006\2007\2008\2009\200A\2028\2029\202F\205F\3000');
+end
 $$;
 
 COMMENT ON FUNCTION cadence.system_name_form(p_name text) IS 'The form a system name is stored and compared in: characters that render as nothing removed (Unicode Cf and Default_Ignorable_Code_Point, U+2800, U+1D159), NFC, trimmed. Empty means no name.';
 
 CREATE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select p_name !~
+begin
+  return p_name !~
       '[\u0001-\u001f\u007f-\u009f\u0378\u0379\u0380-\u0383\u038b\u038d\u03a2\u0530\u0557\u0558'
       '\u058b\u058c\u0590\u05c8-\u05cf\u05eb-\u05ee\u05f5-\u05ff\u070e\u074b\u074c\u07b2-\u07bf'
       '\u07fb\u07fc\u082e\u082f\u083f\u085c\u085d\u085f\u086b-\u086f\u0892-\u0896\u0984\u098d\u098e'
@@ -221,7 +228,8 @@ CREATE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolean
       '\U0001e08f\U0001e130-\U0001e136\U0001e2ae\U0001e2ec-\U0001e2ef\U0001e4ec-\U0001e4ef'
       '\U0001e5ee\U0001e5ef\U0001e6e3\U0001e6e6\U0001e6ee\U0001e6ef\U0001e6f5\U0001e8d0-\U0001e8d6'
       '\U0001e944-\U0001e94a\U000e0000-\U000e0fff]',
-      '', 'g') <> ''
+      '', 'g') <> '';
+end
 $$;
 
 COMMENT ON FUNCTION cadence.system_name_shows(p_name text) IS 'Whether a system name (in cadence.system_name_form) shows something: no control, private-use, unassigned, noncharacter, U+FFFC, U+FFFD, line or paragraph separator code point, and at least one letter, digit, punctuation or symbol that is not default-ignorable nor a blank symbol (U+2800, U+1D159).';
