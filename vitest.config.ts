@@ -41,6 +41,7 @@ const withoutServices = [
   "test/app/log.test.ts",
   "test/database/backend-turns.test.ts",
   "test/database/sql-rule-index.test.ts",
+  "test/license/system-name-look-alikes.test.ts",
   "test/rate-limit/window-counts.test.ts",
   "test/read-path/batch-while-busy.test.ts",
   "test/read-path/last-known-good.test.ts",

@@ -65,6 +65,13 @@ CREATE TABLE public.license_keys (
     -- adding a stored generated column rewrites the table, and a poll whose snapshot predates the
     -- rewrite reads no key at all (test/schedule/schedule-payloads-migration.test.ts).
     belongs_to uuid,
+    -- A name stored before "one name per look" (issue 59) that looks like another of its account:
+    -- kept as it was, and out of the way of the unique indexes that now judge every new name (04_system_names.sql).
+    system_name_kept boolean DEFAULT false NOT NULL,
+    -- The name's keys (cadence.system_name_keys), stored by the trigger system_name_is_normalised
+    -- whenever the name is written, so the unique indexes of 04_system_names.sql compare columns.
+    system_name_key text,
+    system_name_capitals_key text,
     CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
     CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
     CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
@@ -73,13 +80,19 @@ CREATE TABLE public.license_keys (
 
 COMMENT ON TABLE public.license_keys IS 'License keys. account_id is the owner link; a key without one belongs to the account whose e-mail equals its stored e-mail. belongs_to holds the answer.';
 
-COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; unique per account regardless of case.';
+COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; unique per account as it looks: regardless of case, compatibility forms, repeated spaces and look-alike letters of another script (its keys: system_name_key, system_name_capitals_key).';
 
 COMMENT ON COLUMN public.license_keys.time_zone IS 'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
 
 COMMENT ON COLUMN public.license_keys.alerts_muted IS 'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
 
 COMMENT ON COLUMN public.license_keys.belongs_to IS 'The account this key belongs to: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null. Kept by the database (cadence.find_key_account); every rule that needs a key''s account reads it.';
+
+COMMENT ON COLUMN public.license_keys.system_name_kept IS 'True for a name stored before look-alikes were one name (20261207005900_system_names_one_per_look.sql) that looks like another of its account: kept as it was, out of the unique indexes'' way. Set by that migration only; false again once the name changes.';
+
+COMMENT ON COLUMN public.license_keys.system_name_key IS 'The system name''s key in small letters (cadence.system_name_keys), null without a name: what system_name_is_unique_per_account compares. Stored by the trigger system_name_is_normalised from the name, whatever a writer puts here.';
+
+COMMENT ON COLUMN public.license_keys.system_name_capitals_key IS 'The system name''s key in capitals (cadence.system_name_keys), null without a name: what system_name_capitals_are_unique_per_account compares. Stored by the trigger system_name_is_normalised from the name, whatever a writer puts here.';
 
 ALTER TABLE ONLY public.license_keys
     ADD CONSTRAINT license_keys_pkey PRIMARY KEY (key);

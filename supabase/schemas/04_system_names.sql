@@ -2,16 +2,25 @@
 -- so two kiosks racing for one name can never both win, and a dashboard edit cannot break the rule.
 -- A stored name is in one form, cadence.system_name_form (what renders as nothing removed, NFC,
 -- trimmed), and shows something (cadence.system_name_shows); the trigger refuses any other from any
--- writer. The unique index groups keys by the account they belong to (license_keys.belongs_to), so
--- it alone decides uniqueness, for a linked and an unlinked key of one account alike;
--- cadence.set_system_names checks each name through the index system_names_in_form_per_account (an
--- index probe per name, whatever the size of the fleet).
+-- writer. Two names are one when they look alike (issue 59, "one name per look"): when their keys
+-- are equal, the key in small letters (NFKC, case folded, spaces collapsed, letters of another
+-- script read as their look-alikes) or the key in capitals (the same read in capitals, where
+-- Cyrillic `В` is Latin `B`), both given by cadence.system_name_keys. The trigger stores both keys
+-- on the key's row, and each has a unique index grouping keys by the account they belong to
+-- (license_keys.belongs_to), so the indexes alone decide uniqueness, for a linked and an unlinked
+-- key of one account alike; cadence.set_system_names checks each name through them (an index probe
+-- per key, whatever the size of the fleet).
 
+-- PL/pgSQL, as the keys' and look-alikes' functions: a session plans its expression once, where a
+-- SQL function that pins search_path (so it is never inlined) is parsed and planned again in each
+-- transaction that calls it, and runs an executor of its own at each call: system_name_shows' plan
+-- alone cost a one-name write about 0.1 ms.
 CREATE FUNCTION cadence.system_name_form(p_name text) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select pg_catalog.btrim(
+begin
+  return pg_catalog.btrim(
     pg_catalog.normalize(
       pg_catalog.regexp_replace(
         p_name,
@@ -22,16 +31,18 @@ CREATE FUNCTION cadence.system_name_form(p_name text) RETURNS text
         '', 'g'),
       'NFC'),
     -- What JavaScript's String.prototype.trim removes (U+FEFF, also whitespace there, is removed above).
-    U&'\0009\000A\000B\000C\000D\0020\00A0\1680\2000\2001\2002\2003\2004\2005\2006\2007\2008\2009\200A\2028\2029\202F\205F\3000')
+    U&'\0009\000A\000B\000C\000D\0020\00A0\1680\2000\2001\2002\2003\2004\2005\2006\2007\2008\2009\200A\2028\2029\202F\205F\3000');
+end
 $$;
 
 COMMENT ON FUNCTION cadence.system_name_form(p_name text) IS 'The form a system name is stored and compared in: characters that render as nothing removed (Unicode Cf and Default_Ignorable_Code_Point, U+2800, U+1D159), NFC, trimmed. Empty means no name.';
 
 CREATE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     SET search_path TO ''
     AS $$
-  select p_name !~
+begin
+  return p_name !~
       '[\u0001-\u001f\u007f-\u009f\u0378\u0379\u0380-\u0383\u038b\u038d\u03a2\u0530\u0557\u0558'
       '\u058b\u058c\u0590\u05c8-\u05cf\u05eb-\u05ee\u05f5-\u05ff\u070e\u074b\u074c\u07b2-\u07bf'
       '\u07fb\u07fc\u082e\u082f\u083f\u085c\u085d\u085f\u086b-\u086f\u0892-\u0896\u0984\u098d\u098e'
@@ -70,7 +81,7 @@ CREATE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolean
       '\ud7a4-\ud7af\ud7c7-\ud7ca\ud7fc-\ud7ff\ue000-\uf8ff\ufa6e\ufa6f\ufada-\ufaff\ufb07-\ufb12'
       '\ufb18-\ufb1c\ufb37\ufb3d\ufb3f\ufb42\ufb45\ufdd0-\ufdef\ufe1a-\ufe1f\ufe53\ufe67'
       '\ufe6c-\ufe6f\ufe75\ufefd\ufefe\uff00\uffbf-\uffc1\uffc8\uffc9\uffd0\uffd1\uffd8\uffd9'
-      '\uffdd-\uffdf\uffe7\uffef-\ufff8\ufffd-\uffff\U0001000c\U00010027\U0001003b\U0001003e'
+      '\uffdd-\uffdf\uffe7\uffef-\ufff8\ufffc-\uffff\U0001000c\U00010027\U0001003b\U0001003e'
       '\U0001004e\U0001004f\U0001005e-\U0001007f\U000100fb-\U000100ff\U00010103-\U00010106'
       '\U00010134-\U00010136\U0001018f\U0001019d-\U0001019f\U000101a1-\U000101cf'
       '\U000101fe-\U0001027f\U0001029d-\U0001029f\U000102d1-\U000102df\U000102fc-\U000102ff'
@@ -217,33 +228,105 @@ CREATE FUNCTION cadence.system_name_shows(p_name text) RETURNS boolean
       '\U0001e08f\U0001e130-\U0001e136\U0001e2ae\U0001e2ec-\U0001e2ef\U0001e4ec-\U0001e4ef'
       '\U0001e5ee\U0001e5ef\U0001e6e3\U0001e6e6\U0001e6ee\U0001e6ef\U0001e6f5\U0001e8d0-\U0001e8d6'
       '\U0001e944-\U0001e94a\U000e0000-\U000e0fff]',
-      '', 'g') <> ''
+      '', 'g') <> '';
+end
 $$;
 
-COMMENT ON FUNCTION cadence.system_name_shows(p_name text) IS 'Whether a system name (in cadence.system_name_form) shows something: no control, private-use, unassigned, noncharacter, U+FFFD, line or paragraph separator code point, and at least one letter, digit, punctuation or symbol that is not default-ignorable nor a blank symbol (U+2800, U+1D159).';
+COMMENT ON FUNCTION cadence.system_name_shows(p_name text) IS 'Whether a system name (in cadence.system_name_form) shows something: no control, private-use, unassigned, noncharacter, U+FFFC, U+FFFD, line or paragraph separator code point, and at least one letter, digit, punctuation or symbol that is not default-ignorable nor a blank symbol (U+2800, U+1D159).';
 
--- The trigger that holds the stored form and the "shows something" rule for every writer.
+-- The two keys a name is compared by (issue 59, "one name per look"). Both start from the stored
+-- form, then:
+-- - NFKD: compatibility characters are their plain letters (fullwidth `Ｌ`, mathematical bold `𝐋`,
+--   circled `Ⓛ` are `L`; the ligature `ﬁ` is `fi`; every Unicode space but U+1680 OGHAM SPACE MARK,
+--   which draws a line, is U+0020);
+-- - runs of spaces are one space;
+-- - case folding: the key in small letters (small_key) folds case fully (ICU's root case mappings,
+--   the collation "und-x-icu" whatever the database's own: `ß` and `ss` are one, final sigma too);
+--   the key in capitals (capitals_key) is the name in capitals;
+-- - letters of one script that look like letters of another, where the name also holds a letter of
+--   Latin, Greek or Cyrillic other than their own, are read as those (04_system_name_look_alikes.sql,
+--   generated from Unicode's confusables.txt): Cyrillic `о` and Greek `ο` in `Lobby` are `o`;
+-- - NFKC, so what is compared is composed again.
+-- Two keys, because confusables.txt tells look-alikes in one case: Cyrillic `В`, `Н`, `Т` are Latin
+-- `B`, `H`, `T` as capitals only (small `в` is a small capital `ʙ`), and Greek `ν` is `v` in small
+-- letters only (capital `Ν` is `N`). Names whose keys are equal in either are one name. Look-alikes
+-- within one script (`rn` and `m`, `1` and `l`, `0` and `O`) stay apart: honest fleets use them.
+-- What stays apart too: a name all in another script (Cyrillic `Рор` is not `Pop`: UTS #39's
+-- whole-script confusables, which would also join honest names of that script to each other).
+-- One function for both, called once per name written (by the trigger, which stores them on the
+-- key) and once per name asked (by cadence.set_system_names' probes): its pinned search_path costs
+-- a setting saved and restored per call: two functions, each also computed by an expression
+-- index, made a name write 1.20 times slower (test/bench/results.md, 2026-12-07).
+-- PL/pgSQL, as the look-alike functions: a session plans each once, where a SQL function called
+-- from another function is planned again in each transaction.
+CREATE FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) RETURNS record
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path TO ''
+    AS $$
+declare
+  v_spaced text;
+begin
+  -- Printable ASCII, almost every name: its form is it trimmed, NFKD and NFKC leave it, it holds no
+  -- letter of another script, and ASCII case is ICU's; the full path below gives the same, slower.
+  if p_name ~ '^[\u0020-\u007e]*$' then
+    v_spaced := pg_catalog.regexp_replace(pg_catalog.btrim(p_name, ' '), ' {2,}', ' ', 'g');
+    small_key := pg_catalog.lower(v_spaced);
+    capitals_key := pg_catalog.upper(v_spaced);
+    return;
+  end if;
+  v_spaced := pg_catalog.regexp_replace(pg_catalog.normalize(cadence.system_name_form(p_name), 'NFKD'), ' {2,}', ' ', 'g');
+  small_key := pg_catalog.normalize(
+    cadence.system_name_look_alikes(
+      pg_catalog.normalize(pg_catalog.lower(pg_catalog.upper(v_spaced COLLATE pg_catalog."und-x-icu")), 'NFKD')),
+    'NFKC');
+  capitals_key := pg_catalog.normalize(
+    cadence.system_name_capital_look_alikes(
+      pg_catalog.normalize(pg_catalog.upper(v_spaced COLLATE pg_catalog."und-x-icu"), 'NFKD')),
+    'NFKC');
+end
+$$;
+
+COMMENT ON FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) IS 'What a system name is compared by: its form (cadence.system_name_form) in NFKD, runs of spaces as one, then in small letters case folded (ICU root) with letters of another script read as their look-alikes (cadence.system_name_look_alikes), NFKC: small_key; the same in capitals, read with cadence.system_name_capital_look_alikes (Cyrillic В, Н, Т are Latin B, H, T): capitals_key. Two names of an account with the same key in either are one name; license_keys stores both (system_name_key, system_name_capitals_key).';
+
+-- The trigger that holds the stored form and the "shows something" rule for every writer, and
+-- stores the name's keys beside it, so the unique indexes compare stored columns and no probe or
+-- index entry computes a key again.
 CREATE FUNCTION cadence.check_system_name_form() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO ''
     AS $$
+declare
+  v_keys record;
 begin
   -- An update that leaves the name as it was passes, so a name stored before this rule does not
   -- block other edits of its row (validation's last_validated_at, a dashboard edit of `active`).
+  -- Whether it was kept as a look-alike stays as it was: only the migration that made the rule sets it.
   if tg_op = 'UPDATE' and new.system_name is not distinct from old.system_name then
-    return new;
+    new.system_name_kept := old.system_name_kept;
+  else
+    -- A new name is no kept look-alike: the unique indexes judge it.
+    new.system_name_kept := false;
+    if new.system_name is not null
+       and (new.system_name <> cadence.system_name_form(new.system_name) or not cadence.system_name_shows(new.system_name)) then
+      raise exception 'a system name must be stored in its normal form (no character that renders as nothing) and show something: at least one letter, digit, punctuation or symbol, and no control, private-use, unassigned, noncharacter, line or paragraph separator code point'
+        using errcode = 'check_violation', constraint = 'system_name_is_normalised', table = 'license_keys', schema = 'public',
+              hint = 'Store cadence.system_name_form(name); cadence.system_name_shows(name) must be true.';
+    end if;
   end if;
-  if new.system_name is not null
-     and (new.system_name <> cadence.system_name_form(new.system_name) or not cadence.system_name_shows(new.system_name)) then
-    raise exception 'a system name must be stored in its normal form (no character that renders as nothing) and show something: at least one letter, digit, punctuation or symbol, and no control, private-use, unassigned, noncharacter, line or paragraph separator code point'
-      using errcode = 'check_violation', constraint = 'system_name_is_normalised', table = 'license_keys', schema = 'public',
-            hint = 'Store cadence.system_name_form(name); cadence.system_name_shows(name) must be true.';
+  -- The keys are always the name's, whatever a writer put in their columns; no name, no keys.
+  if new.system_name is null then
+    new.system_name_key := null;
+    new.system_name_capitals_key := null;
+  else
+    v_keys := cadence.system_name_keys(new.system_name);
+    new.system_name_key := v_keys.small_key;
+    new.system_name_capitals_key := v_keys.capitals_key;
   end if;
   return new;
 end
 $$;
 
-COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_is_normalised: refuses a new or changed system name that is not in cadence.system_name_form or does not show anything (cadence.system_name_shows).';
+COMMENT ON FUNCTION cadence.check_system_name_form() IS 'Trigger of system_name_is_normalised: refuses a new or changed system name that is not in cadence.system_name_form or does not show anything (cadence.system_name_shows); stores its keys (cadence.system_name_keys) in system_name_key and system_name_capitals_key, whatever the writer put there; a new or changed name is no kept look-alike (system_name_kept false), and no writer sets system_name_kept.';
 
 -- A batch locks the keys it may write before its first pass, in key order. Locking each pass's keys
 -- as the pass began deadlocked against a validation batch (test/hardening/races.test.ts, ~1 round in
@@ -308,36 +391,47 @@ begin
               from unnest(v_left) as l(n)) as l;
 
     -- Each key's verdict against the names stored, then the first asker of each name in its account.
+    -- Each asked name's keys are computed once here; the stored names' keys are columns.
     with asked as (
       select p.n, k.key, p_names[p.n] as name, k.system_name as stored,
-             coalesce(k.belongs_to::text, pg_catalog.lower(k.email)) as account_group
+             coalesce(k.belongs_to::text, pg_catalog.lower(k.email)) as account_group,
+             asked_keys.small_key as name_key, asked_keys.capitals_key
         from unnest(v_pass) as p(n)
         left join public.license_keys as k on k.key = p_keys[p.n] and k.key = any (p_keys)
+        cross join lateral cadence.system_name_keys(p_names[p.n]) as asked_keys
     ), judged as materialized (
-      select q.n, q.key, q.name, q.account_group,
+      select q.n, q.key, q.name, q.account_group, q.name_key, q.capitals_key,
              case
                -- Deleted before it was locked.
                when q.key is null then 'unknown_license'
                -- Re-sent as stored (by another writer before the lock, or by this batch's earlier pass).
                when q.stored = q.name then 'unchanged'
+               -- One probe of each unique index: the account's named keys whose stored key is this
+               -- name's (a name stored before the rule, kept as a look-alike, blocks its look-alikes too).
                when exists (
-                 -- One probe of system_names_in_form_per_account: the account's named keys whose
-                 -- name in its form is this one.
                  select from public.license_keys as other
                   where coalesce(other.belongs_to::text, pg_catalog.lower(other.email)) = q.account_group
-                    -- The stored form of a name written before names were normalised, so it blocks its look-alike.
-                    and pg_catalog.lower(cadence.system_name_form(other.system_name)) = pg_catalog.lower(q.name)
+                    and other.system_name_key = q.name_key
+                    and other.system_name is not null
+                    and other.key <> q.key)
+                 or exists (
+                 select from public.license_keys as other
+                  where coalesce(other.belongs_to::text, pg_catalog.lower(other.email)) = q.account_group
+                    and other.system_name_capitals_key = q.capitals_key
                     and other.system_name is not null
                     and other.key <> q.key)
                then 'taken'
              end as verdict
         from asked as q
     ), ranked as (
-      select j.n, j.verdict, j.account_group, j.name,
-             pg_catalog.row_number() over (partition by j.account_group, pg_catalog.lower(j.name), j.verdict is null order by j.n) as place
+      -- The first asker of a name wins it: first among the batch's askers of its key, and of its capitals key.
+      select j.n, j.verdict, j.account_group, j.name_key,
+             greatest(
+               pg_catalog.row_number() over (partition by j.account_group, j.name_key, j.verdict is null order by j.n),
+               pg_catalog.row_number() over (partition by j.account_group, j.capitals_key, j.verdict is null order by j.n)) as place
         from judged as j
     )
-    select pg_catalog.array_agg(r.n order by r.account_group, pg_catalog.lower(r.name)) filter (where r.verdict is null and r.place = 1),
+    select pg_catalog.array_agg(r.n order by r.account_group, r.name_key) filter (where r.verdict is null and r.place = 1),
            pg_catalog.array_agg(r.n order by r.n) filter (where r.verdict is not null or r.place > 1),
            pg_catalog.array_agg(coalesce(r.verdict, 'taken') order by r.n) filter (where r.verdict is not null or r.place > 1)
       into v_winners, v_judged, v_verdicts
@@ -374,7 +468,7 @@ begin
 end
 $$;
 
-COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS 'Sets each key''s system name (already in cadence.system_name_form) to the name at the same position, one row per position n (1-based): ok, unchanged, taken (another key of the account has it, as stored or in its form, regardless of case, or asked for it earlier in the batch) or unknown_license.';
+COMMENT ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) IS 'Sets each key''s system name (already in cadence.system_name_form) to the name at the same position, one row per position n (1-based): ok, unchanged, taken (another key of the account has a name that looks the same: the same key in small letters or in capitals, cadence.system_name_keys; or asked for one earlier in the batch) or unknown_license.';
 
 CREATE FUNCTION cadence.set_system_name(p_key text, p_name text) RETURNS text
     LANGUAGE sql
@@ -383,26 +477,47 @@ CREATE FUNCTION cadence.set_system_name(p_key text, p_name text) RETURNS text
   select s.outcome from cadence.set_system_names(array[p_key], array[p_name]) as s
 $$;
 
-COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already in cadence.system_name_form): ok, unchanged, taken (another key of the account has it, as stored or in its form, regardless of case) or unknown_license.';
+COMMENT ON FUNCTION cadence.set_system_name(p_key text, p_name text) IS 'Sets a key''s system name (already in cadence.system_name_form): ok, unchanged, taken (another key of the account has a name that looks the same: the same key in small letters or in capitals, cadence.system_name_keys) or unknown_license.';
 
--- System names are unique per account, compared case-insensitively (spec section 2, "System name"),
--- so two kiosks racing for one name can never both win, and a dashboard edit cannot break the rule.
+-- System names are unique per account, compared as they look (spec section 2, "System name";
+-- issue 59), so two kiosks racing for one name can never both win, and a dashboard edit cannot
+-- break the rule: one unique index per key, on the key as the trigger stored it (system_name_key,
+-- system_name_capitals_key). Indexed as columns, not as expressions of the name: an index entry
+-- and a probe then compute nothing, where an expression index computed each key again per entry,
+-- each through a function call that saves and restores its pinned search_path.
 --
 -- Grouped by the account each key belongs to (belongs_to, kept by cadence.find_key_account); a key
 -- of no account by its stored e-mail, lower-cased. So a change of owner can meet another key's name:
 -- an account's e-mail changed to one its unlinked keys carry, when one of them has a name a linked
 -- key has, is refused here, as moving a key is.
-CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), lower(system_name)) WHERE (system_name IS NOT NULL);
+--
+-- Names stored before the look-alike rule that it made one with another of their account are kept
+-- (system_name_kept, set by 20261207005900_system_names_one_per_look.sql on all but the first key,
+-- in key order, of each): each index's last column is their own key, distinct from every other
+-- row's, and null for every other name (NULLS NOT DISTINCT: nulls are equal), so a kept name never
+-- meets another in the index, while the probes of cadence.set_system_names, on the first two
+-- columns, still find it and refuse its look-alikes. A kept name that changes is judged as any new one.
+-- cadence.set_system_names finds a name's look-alikes through these indexes too: an index probe per
+-- key, whatever the fleet's and the account's size (found by scanning an account's names, a fleet's
+-- boot set its names in time growing with the names already set: 28.5 s of a 32.5 s simulated boot).
+CREATE UNIQUE INDEX system_name_is_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), system_name_key, (
+CASE
+    WHEN system_name_kept THEN key
+    ELSE NULL::text
+END)) NULLS NOT DISTINCT WHERE (system_name IS NOT NULL);
 
-COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (belongs_to; a key of no account, per stored e-mail), regardless of case.';
+COMMENT ON INDEX public.system_name_is_unique_per_account IS 'A system name is used at most once per account (belongs_to; a key of no account, per stored e-mail), compared by its key in small letters (system_name_key, cadence.system_name_keys): NFKC, case folded, spaces collapsed, look-alikes of another script read as the letters they look like. Names kept from before the rule (system_name_kept) never meet here.';
 
--- What cadence.set_system_names compares, indexed: per account (as the unique index groups keys:
--- belongs_to, else stored e-mail) the name in its form, lower-cased, so each name costs one index
--- probe, whatever the fleet's and the account's size. Found through the unique index instead, a
--- fleet's boot set its names in time growing with the names already set (28.5 s of a 32.5 s
--- simulated boot, measured with pg_stat_statements).
-CREATE INDEX system_names_in_form_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), lower(cadence.system_name_form(system_name))) WHERE (system_name IS NOT NULL);
+CREATE UNIQUE INDEX system_name_capitals_are_unique_per_account ON public.license_keys USING btree (COALESCE((belongs_to)::text, lower(email)), system_name_capitals_key, (
+CASE
+    WHEN system_name_kept THEN key
+    ELSE NULL::text
+END)) NULLS NOT DISTINCT WHERE (system_name IS NOT NULL);
 
-COMMENT ON INDEX public.system_names_in_form_per_account IS 'Named keys by account (belongs_to; a key of no account, per stored e-mail) and name in cadence.system_name_form, lower-cased: the candidates cadence.set_system_names checks a name against.';
+COMMENT ON INDEX public.system_name_capitals_are_unique_per_account IS 'A system name is used at most once per account compared in capitals too (system_name_capitals_key, cadence.system_name_keys), where Cyrillic В, Н, Т are Latin B, H, T. Names kept from before the rule (system_name_kept) never meet here.';
 
-CREATE TRIGGER system_name_is_normalised BEFORE INSERT OR UPDATE OF system_name ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.check_system_name_form();
+-- It fires always, with session_replication_role = replica too (bulk loads set it to skip the
+-- payload triggers), so no load stores a name without its keys, which the unique indexes compare.
+CREATE TRIGGER system_name_is_normalised BEFORE INSERT OR UPDATE OF system_name, system_name_kept, system_name_key, system_name_capitals_key ON public.license_keys FOR EACH ROW EXECUTE FUNCTION cadence.check_system_name_form();
+
+ALTER TABLE public.license_keys ENABLE ALWAYS TRIGGER system_name_is_normalised;

@@ -83,10 +83,10 @@ begin
       update public.license_keys as k set account_id = v_account, email = v_email where k.key = p_key;
     exception when unique_violation then
       get stacked diagnostics v_constraint = constraint_name;
-      if v_constraint <> 'system_name_is_unique_per_account' then
+      if v_constraint not in ('system_name_is_unique_per_account', 'system_name_capitals_are_unique_per_account') then
         raise;
       end if;
-      -- A kiosk of the other account already has this kiosk's name: nothing moved.
+      -- A kiosk of the other account already has this kiosk's name, or one that looks like it: nothing moved.
       return query select 'name_taken', false, null::uuid, null::uuid;
       return;
     end;
@@ -95,7 +95,7 @@ begin
 end
 $$;
 
-COMMENT ON FUNCTION cadence.move_license_key(p_key text, p_email text) IS 'Moves a license key to the existing account of p_email (owner link and stored e-mail): done (changed false when it already belonged there), unknown_license, unknown_account, or name_taken (its system name is used in that account).';
+COMMENT ON FUNCTION cadence.move_license_key(p_key text, p_email text) IS 'Moves a license key to the existing account of p_email (owner link and stored e-mail): done (changed false when it already belonged there), unknown_license, unknown_account, or name_taken (its system name, or one that looks like it, is used in that account).';
 
 CREATE FUNCTION cadence.change_account_email(p_email text, p_new_email text) RETURNS TABLE(outcome text, changed boolean, account_id uuid, outbox_id uuid)
     LANGUAGE plpgsql
@@ -131,8 +131,8 @@ begin
       if v_constraint = 'account_email_is_unique' then
         return query select 'email_taken', false, null::uuid, null::uuid;
         return;
-      elsif v_constraint = 'system_name_is_unique_per_account' then
-        -- Unlinked keys carrying the new e-mail would join the account with a name it uses.
+      elsif v_constraint in ('system_name_is_unique_per_account', 'system_name_capitals_are_unique_per_account') then
+        -- Unlinked keys carrying the new e-mail would join the account with a name it uses, or one that looks like it.
         return query select 'name_taken', false, null::uuid, null::uuid;
         return;
       end if;

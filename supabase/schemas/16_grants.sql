@@ -119,6 +119,14 @@ GRANT ALL ON FUNCTION cadence.validate_license(p_key text, p_email text, p_syste
 REVOKE ALL ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.validate_licenses(p_keys text[], p_emails text[]) TO service_role;
 
+-- 04_system_name_look_alikes.sql
+
+REVOKE ALL ON FUNCTION cadence.system_name_capital_look_alikes(p_capitals text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.system_name_capital_look_alikes(p_capitals text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.system_name_look_alikes(p_small text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.system_name_look_alikes(p_small text) TO service_role;
+
 -- 04_system_names.sql
 
 REVOKE ALL ON FUNCTION cadence.check_system_name_form() FROM PUBLIC;
@@ -131,6 +139,9 @@ GRANT ALL ON FUNCTION cadence.set_system_names(p_keys text[], p_names text[]) TO
 
 REVOKE ALL ON FUNCTION cadence.system_name_form(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.system_name_form(p_name text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.system_name_keys(p_name text, OUT small_key text, OUT capitals_key text) TO service_role;
 
 REVOKE ALL ON FUNCTION cadence.system_name_shows(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.system_name_shows(p_name text) TO service_role;

@@ -6,7 +6,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(53);
+select plan(55);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -58,6 +58,10 @@ select results_eq($$select outcome from cadence.move_license_key('LIFE-0000-0000
   'move_license_key: a system name the target account uses (any case) is name_taken');
 select is((select belongs_to from public.license_keys where key = 'LIFE-0000-0000-0001'), 'f1000000-0000-4000-8000-000000000001'::uuid,
   'move_license_key: after name_taken the key stayed where it was');
+update public.license_keys set system_name = U&'\0412ar' where key = 'LIFE-0000-0000-0001';
+update public.license_keys set system_name = 'Bar' where key = 'LIFE-0000-0000-0002';
+select results_eq($$select outcome from cadence.move_license_key('LIFE-0000-0000-0001', 'target@example.com')$$, $$values ('name_taken')$$,
+  'move_license_key: a name that looks like one the target account uses in capitals only (Cyrillic В, Latin B) is name_taken too');
 update public.license_keys set system_name = 'Lobby 2' where key = 'LIFE-0000-0000-0001';
 select results_eq($$select outcome, changed, account_id from cadence.move_license_key('LIFE-0000-0000-0001', ' Target@Example.com ')$$,
   $$values ('done', true, 'f1000000-0000-4000-8000-000000000002'::uuid)$$, 'move_license_key: moves the key to the account of the e-mail');
@@ -90,6 +94,9 @@ select results_eq($$select outcome from cadence.change_account_email('target@exa
   'change_account_email: keys of the new e-mail without an account that would join with a name it uses is name_taken');
 select is((select email from public.accounts where id = 'f1000000-0000-4000-8000-000000000002'), 'target@example.com',
   'change_account_email: after name_taken the e-mail is unchanged');
+update public.license_keys set system_name = U&'\0412AR' where key = 'LIFE-0000-0000-0004';
+select results_eq($$select outcome from cadence.change_account_email('target@example.com', 'orphan@example.com')$$, $$values ('name_taken')$$,
+  'change_account_email: keys that would join with a name that looks like one it uses in capitals only is name_taken too');
 
 -- cadence.license_email_recipient
 select has_function('cadence', 'license_email_recipient', array['text'], 'license_email_recipient exists');

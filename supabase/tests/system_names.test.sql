@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(31);
+select plan(48);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -33,12 +33,36 @@ select is(cadence.system_name_form(U&'\2800\+01D159\FE0F'), '', 'system_name_for
 select is(cadence.system_name_form(null), null, 'system_name_form: no name stays no name');
 select is(pg_temp.executors('cadence.system_name_form'), '{service_role}', 'system_name_form: only service_role may execute it');
 
+-- cadence.system_name_keys
+select has_function('cadence', 'system_name_keys', array['text'], 'system_name_keys exists');
+select is(
+  array(select k.small_key from unnest(array[U&'L\043Ebby', U&'L\03BFbby', U&'\FF2C\FF4F\FF42\FF42\FF59',
+                                             U&'\+01D40B\+01D428bby', U&'\24C1obby', 'LOBBY', U&'\200BLobby']) as n,
+                cadence.system_name_keys(n) as k),
+  array_fill('lobby'::text, array[7]),
+  'system_name_keys: a Cyrillic or Greek o, fullwidth, mathematical bold, a circled L, capitals, a blank: all Lobby in small letters');
+select is((cadence.system_name_keys(U&'Lobby \3000 Bar')).small_key, 'lobby bar', 'system_name_keys: runs of spaces of any kind are one space');
+select is((cadence.system_name_keys(U&'Stra\00DFe')).small_key, 'strasse', 'system_name_keys: case folded fully, so sharp s is ss');
+select isnt((cadence.system_name_keys('Barn')).small_key, (cadence.system_name_keys('Bam')).small_key, 'system_name_keys: rn and m stay apart');
+select isnt((cadence.system_name_keys('Kiosk 1')).small_key, (cadence.system_name_keys('Kiosk l')).small_key, 'system_name_keys: 1 and l stay apart');
+select isnt((cadence.system_name_keys('Room 0')).small_key, (cadence.system_name_keys('Room O')).small_key, 'system_name_keys: 0 and O stay apart');
+select is_empty($$select c from (select pg_catalog.chr(i) || ' x  Y ' || pg_catalog.chr(i) as c from generate_series(32, 126) as i) as s
+                  where cadence.system_name_keys(c) is distinct from cadence.system_name_keys(c || U&'\200B')$$,
+  'system_name_keys: printable ASCII (its short path) gives what the full path gives (the same name with a zero-width space)');
+select is((cadence.system_name_keys(U&'\0412ar')).capitals_key, (cadence.system_name_keys('Bar')).capitals_key,
+  'system_name_keys: a Cyrillic capital V is Latin B in capitals');
+select isnt((cadence.system_name_keys(U&'\0412ar')).small_key, (cadence.system_name_keys('Bar')).small_key,
+  'system_name_keys: in small letters they differ (a small Cyrillic ve is a small capital B)');
+select isnt((cadence.system_name_keys('Kiosk 1')).capitals_key, (cadence.system_name_keys('Kiosk l')).capitals_key, 'system_name_keys: 1 and L stay apart in capitals');
+select is(pg_temp.executors('cadence.system_name_keys'), '{service_role}', 'system_name_keys: only service_role may execute it');
+
 -- cadence.system_name_shows
 select has_function('cadence', 'system_name_shows', array['text'], 'system_name_shows exists');
 select ok(cadence.system_name_shows('Lobby 2'), 'system_name_shows: letters, digits and a space show');
 select ok(not cadence.system_name_shows(U&'\0301 '), 'system_name_shows: marks and spaces alone show nothing');
 select ok(not cadence.system_name_shows(U&'Lobby\0007'), 'system_name_shows: a control character anywhere is refused');
 select ok(not cadence.system_name_shows(U&'Lobby\E000'), 'system_name_shows: a private-use character is refused');
+select ok(not cadence.system_name_shows(U&'\FFFC'), 'system_name_shows: U+FFFC OBJECT REPLACEMENT CHARACTER, alone or in a name, is refused');
 select is(pg_temp.executors('cadence.system_name_shows'), '{service_role}', 'system_name_shows: only service_role may execute it');
 
 -- cadence.check_system_name_form (trigger system_name_is_normalised on public.license_keys)
@@ -51,9 +75,23 @@ select throws_ok($$insert into public.license_keys (key, email, system_name) val
 -- A name stored before the rule: the trigger is off while it is written, as it was then.
 alter table public.license_keys disable trigger system_name_is_normalised;
 update public.license_keys set system_name = U&'Old\200B' where key = 'NAME-0000-0000-0004';
-alter table public.license_keys enable trigger system_name_is_normalised;
+alter table public.license_keys enable always trigger system_name_is_normalised;
 select lives_ok($$update public.license_keys set active = false where key = 'NAME-0000-0000-0004'$$,
   'check_system_name_form: an edit that leaves a stored name as it was passes');
+update public.license_keys set system_name = U&'L\043Ebby Bar' where key = 'NAME-0000-0000-0003';
+select results_eq($$select system_name_key, system_name_capitals_key from public.license_keys where key = 'NAME-0000-0000-0003'$$,
+  $$values ('lobby bar', 'LOBBY BAR')$$, 'check_system_name_form: stores the name''s keys beside it, for the unique indexes');
+update public.license_keys set system_name_key = 'other', system_name_capitals_key = 'OTHER' where key = 'NAME-0000-0000-0003';
+select results_eq($$select system_name_key, system_name_capitals_key from public.license_keys where key = 'NAME-0000-0000-0003'$$,
+  $$values ('lobby bar', 'LOBBY BAR')$$, 'check_system_name_form: a writer cannot set the keys: they stay the name''s');
+set local session_replication_role = replica;
+update public.license_keys set system_name = 'Porch' where key = 'NAME-0000-0000-0003';
+set local session_replication_role = origin;
+select results_eq($$select system_name_key, system_name_capitals_key from public.license_keys where key = 'NAME-0000-0000-0003'$$,
+  $$values ('porch', 'PORCH')$$, 'check_system_name_form: fires in bulk loads too (session_replication_role = replica), so no load stores a name without its keys');
+update public.license_keys set system_name = null where key = 'NAME-0000-0000-0003';
+select results_eq($$select system_name_key, system_name_capitals_key from public.license_keys where key = 'NAME-0000-0000-0003'$$,
+  $$values (null::text, null::text)$$, 'check_system_name_form: no name, no keys');
 select is(pg_temp.executors('cadence.check_system_name_form'), '{}', 'check_system_name_form: a trigger function no API role may execute');
 
 -- cadence.set_system_names

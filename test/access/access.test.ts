@@ -26,7 +26,7 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
   "public.license_keys": {
     columns: {
       key: "select", active: "select", system_name: "select", last_validated_at: "select", account_id: "", email: "", created_at: "",
-      time_zone: "select update", alerts_muted: "select update", belongs_to: "",
+      time_zone: "select update", alerts_muted: "select update", belongs_to: "", system_name_kept: "", system_name_key: "", system_name_capitals_key: "",
     },
   },
   "public.account_proclamations": { columns: { account_id: "", proclamation_id: "" } },

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { type PostgresServer, startPostgresServer } from "../support/postgres-server.ts";
 import { pushMigrations } from "../support/supabase-migrations.ts";
-import { FLEET_KEYS, fleetKey } from "./scenarios.ts";
+import { FLEET_KEYS, fleetKey, NAME_FLEET_KEYS, nameFleetKey } from "./scenarios.ts";
 
 /** Runs `work` on one connection to `url`, closed after. */
 async function withClient(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
@@ -46,7 +46,8 @@ export async function benchDatabase(): Promise<{ url: string; server: PostgresSe
 }
 
 /**
- * Adds the bench's fleet of keys (`FLEET_KEYS`) to the demo account of the database at `url`.
+ * Adds the bench's fleet of keys (`FLEET_KEYS`) to the demo account of the database at `url`, and
+ * the names fleet (`NAME_FLEET_KEYS` named keys of one account of their own).
  *
  * @example
  * await addFleetKeys(url);
@@ -58,6 +59,13 @@ export async function addFleetKeys(url: string): Promise<void> {
       `insert into public.license_keys (key, account_id, email)
        select k, a.id, a.email from unnest($1::text[]) as k, public.accounts as a where a.email = 'demo@example.com'`,
       [Array.from({ length: FLEET_KEYS }, (_, n) => fleetKey(n))],
+    );
+    // The names fleet: an account of 20,000 keys, each named, for the name-write scenario.
+    await client.query("insert into public.accounts (email, display_name) values ('names@example.com', 'Names')");
+    await client.query(
+      `insert into public.license_keys (key, account_id, email, system_name)
+       select k, a.id, a.email, 'Kiosk ' || k from unnest($1::text[]) as k, public.accounts as a where a.email = 'names@example.com'`,
+      [Array.from({ length: NAME_FLEET_KEYS }, (_, n) => nameFleetKey(n))],
     );
     // As autovacuum would soon: without statistics the planner takes the table for its 5 demo rows.
     await client.query("analyze public.license_keys");

@@ -2,7 +2,9 @@
 -- runs on each request and never refuses one (each address is used once per run).
 -- Arguments after `--`: run number (1..255, keeps addresses distinct between runs), thread count,
 -- method, body ("" for none), fleet size (0: every request sends the body as is; n: request i sends
--- it with "{n}" replaced by i modulo n in four digits), then any number of "Name: value" headers.
+-- it, and the path, with "{n}" replaced by i modulo n in four digits and "{i}" by "<run>-<i>", which
+-- no other request of the bench sends), the path ("" for the URL's own), then any number of
+-- "Name: value" headers.
 
 local thread_count = 0
 
@@ -11,7 +13,7 @@ function setup(thread)
   thread_count = thread_count + 1
 end
 
-local run, thread_total, counter, fleet, body = 0, 2, 0, 0, nil
+local run, thread_total, counter, fleet, body, path = 0, 2, 0, 0, nil, nil
 
 function init(args)
   run = tonumber(args[1])
@@ -22,7 +24,10 @@ function init(args)
     wrk.body = body
   end
   fleet = tonumber(args[5])
-  for i = 6, #args do
+  if args[6] ~= "" then
+    path = args[6]
+  end
+  for i = 7, #args do
     local name, value = args[i]:match("^([^:]+):%s*(.*)$")
     wrk.headers[name] = value
   end
@@ -34,7 +39,9 @@ function request()
   counter = counter + 1
   wrk.headers["X-Forwarded-For"] = string.format("%d.%d.%d.%d", run, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
   if fleet > 0 then
-    return wrk.format(nil, nil, nil, (body:gsub("{n}", string.format("%04d", n % fleet))))
+    local member, unique = string.format("%04d", n % fleet), string.format("%d-%d", run, n)
+    local fill = function(text) return text and (text:gsub("{n}", member):gsub("{i}", unique)) or nil end
+    return wrk.format(nil, fill(path), nil, fill(body))
   end
   return wrk.format()
 end

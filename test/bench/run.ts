@@ -36,7 +36,7 @@ import {
   table,
   together,
 } from "./report.ts";
-import { type Scenario, selectScenarios } from "./scenarios.ts";
+import { probeBody, type Scenario, selectScenarios } from "./scenarios.ts";
 import { type Load, type RequestShape, runWrk, WRK_MISSING, wrkInstalled } from "./wrk.ts";
 
 const load: Load = { threads: 2, connections: 50, seconds: 8 };
@@ -156,7 +156,7 @@ try {
       method: scenario.method,
       headers: { ...headers, "x-forwarded-for": `192.0.2.${++probeAddress}` },
       // The fleet's first key stands for all of them.
-      body: scenario.body?.replace("{n}", "0000"),
+      body: probeBody(scenario),
     });
     return { status: response.status, etag: response.headers.get("etag"), body: await response.text() };
   }
@@ -195,7 +195,7 @@ try {
     const answer = await probe(server, scenario, headers);
     const label = await baselineFor(scenario, answer.body);
     progress(`${scenario.name}: ${scenario.method} ${scenario.path} (probe answered ${answer.status})`);
-    return { answer, label, shape: { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet } };
+    return { answer, label, shape: { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet, path: scenario.fleetPath } };
   }
 
   // Every configuration's server runs at once (an idle one costs nothing) and each scenario is

@@ -9,7 +9,7 @@
 import type { RunningServer } from "../support/server.ts";
 import { cpuSeconds, machineBusySeconds } from "./cpu.ts";
 import { type Measurement, together } from "./report.ts";
-import type { Scenario } from "./scenarios.ts";
+import { probeBody, type Scenario } from "./scenarios.ts";
 import { type Load, runWrk } from "./wrk.ts";
 
 export const LOAD: Load = { threads: 2, connections: 50, seconds: 8 };
@@ -48,11 +48,11 @@ async function requestFor(side: Side, scenario: Scenario) {
   const probe = await fetch(server.url + scenario.path, {
     method: scenario.method,
     headers: { ...headers, "x-forwarded-for": `198.51.100.${++probeAddress % 250}` },
-    body: scenario.body?.replace("{n}", "0000"),
+    body: probeBody(scenario),
   });
   await probe.body?.cancel();
   if (probe.status !== scenario.status) throw new Error(`${scenario.name} answered ${probe.status} at ${server.url}, not ${scenario.status}`);
-  return { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet };
+  return { method: scenario.method, headers, body: scenario.body, fleet: scenario.fleet, path: scenario.fleetPath };
 }
 
 async function measure(side: Side, scenario: Scenario, shape: Awaited<ReturnType<typeof requestFor>>): Promise<Measurement> {

@@ -8,11 +8,13 @@ export interface Load {
 
 /** One request shape; wrk adds a distinct X-Forwarded-For to every request (request.lua). */
 export interface RequestShape {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT";
   headers?: Record<string, string>;
   body?: string;
-  /** Request i sends the body with `{n}` replaced by i modulo `fleet`, in four digits. */
+  /** Request i sends the body, and `path`, with `{n}` replaced by i modulo `fleet`, in four digits, and `{i}` by a mark no other request of the bench sends. */
   fleet?: number;
+  /** A path of the fleet's (`{n}`, `{i}` filled in per request), in place of the URL's. */
+  path?: string;
 }
 
 /** A wrk run's outcome. Errors: responses with status >= 400, and socket errors (connect, read, write, timeout). */
@@ -57,7 +59,7 @@ export async function runWrk(url: string, shape: RequestShape, load: Load, run: 
   const headers = Object.entries(shape.headers ?? {}).map(([name, value]) => `${name}: ${value}`);
   const args = [
     `-t${load.threads}`, `-c${load.connections}`, `-d${load.seconds}s`, "--latency", "-s", script, url,
-    "--", String(run), String(load.threads), shape.method, shape.body ?? "", String(shape.fleet ?? 0), ...headers,
+    "--", String(run), String(load.threads), shape.method, shape.body ?? "", String(shape.fleet ?? 0), shape.path ?? "", ...headers,
   ];
   // bash's `times` prints the CPU time of its children (wrk) on its last line.
   const command = 'wrk "$@" || exit $?; times';

@@ -197,3 +197,63 @@ describe("system names without blanks: names stored before that render as anothe
     await expect(look.sql`update public.license_keys set system_name = ${"\u3164Hall"} where key = 'LOOK-0000-0000-0009'`).rejects.toMatchObject({ constraint_name: "system_name_is_normalised" });
   });
 });
+
+describe("system names one per look: names stored before that now look like another of their account, or hold U+FFFC, are kept and reported", () => {
+  let alike: Awaited<ReturnType<typeof migrated>>;
+  /** What each key held, written through the API's function under the rules before 20261207005800. */
+  const stored: Record<string, string> = {
+    "LIKE-0000-0000-0001": "Lobby",
+    "LIKE-0000-0000-0002": "L\u043ebby",
+    "LIKE-0000-0000-0003": "\uff2c\uff4f\uff42\uff42\uff59",
+    "LIKE-0000-0000-0004": "Lobby",
+    "LIKE-0000-0000-0005": "\u0412ar",
+    "LIKE-0000-0000-0006": "Bar",
+    "LIKE-0000-0000-0007": "Desk\ufffc",
+  };
+
+  beforeAll(async () => {
+    alike = await migrated("issue59", "20261207005800", "20261207005999", async (sql) => {
+      await sql`insert into public.license_keys (key, account_id, email) values
+        ('LIKE-0000-0000-0001', ${account.demo}, 'demo@example.com'), ('LIKE-0000-0000-0002', ${account.demo}, 'demo@example.com'),
+        ('LIKE-0000-0000-0003', null, 'Demo@Example.com'), ('LIKE-0000-0000-0004', ${account.other}, 'other@example.com'),
+        ('LIKE-0000-0000-0005', ${account.demo}, 'demo@example.com'), ('LIKE-0000-0000-0006', ${account.demo}, 'demo@example.com'),
+        ('LIKE-0000-0000-0007', ${account.demo}, 'demo@example.com'), ('LIKE-0000-0000-0008', ${account.demo}, 'demo@example.com')`;
+      const outcomes = await sql`select outcome from cadence.set_system_names(${Object.keys(stored)}::text[], ${Object.values(stored)}::text[]) order by n`;
+      expect(outcomes.map((row) => row.outcome)).toEqual(Object.keys(stored).map(() => "ok"));
+    });
+  });
+  afterAll(() => alike?.drop());
+
+  it("keeps every name as it was, and marks all but the first key of each group kept", async () => {
+    const rows = await alike.sql`select key, system_name, system_name_kept from public.license_keys where key like 'LIKE-%' and system_name is not null order by key`;
+    expect(Object.fromEntries(rows.map((row) => [row.key, row.system_name]))).toEqual(stored);
+    expect(rows.filter((row) => row.system_name_kept).map((row) => row.key)).toEqual(["LIKE-0000-0000-0002", "LIKE-0000-0000-0003", "LIKE-0000-0000-0006"]);
+  });
+
+  it("stores every stored name's keys, as the trigger stores a new name's", async () => {
+    const [lookAlike] = await alike.sql`select system_name_key, system_name_capitals_key from public.license_keys where key = 'LIKE-0000-0000-0002'`;
+    expect(lookAlike).toEqual({ system_name_key: "lobby", system_name_capitals_key: "LOBBY" });
+    const [{ unkeyed }] = await alike.sql`
+      select count(*)::int as unkeyed from public.license_keys as k cross join lateral cadence.system_name_keys(k.system_name) as n
+       where k.system_name is not null
+         and (k.system_name_key is distinct from n.small_key or k.system_name_capitals_key is distinct from n.capitals_key)`;
+    expect(unkeyed).toBe(0);
+  });
+
+  it("warns of each group of names that are now one name, and of the names holding U+FFFC, naming their keys", () => {
+    const messages = alike.notices.filter((notice) => notice.message.startsWith("system names")).map((notice) => [notice.severity, notice.message]);
+    expect(messages).toEqual([
+      ["WARNING", "system names that are one name now that look-alikes are (NFKC, case, spaces, letters of another script), each group in one account, the first key's name judged, the others kept as they are (staff rename all but one of each group): 2 groups: LIKE-0000-0000-0001, LIKE-0000-0000-0002, LIKE-0000-0000-0003; LIKE-0000-0000-0005, LIKE-0000-0000-0006"],
+      ["WARNING", "system names that hold U+FFFC OBJECT REPLACEMENT CHARACTER, now refused in a name (kept as they are; staff review them): 1 keys: LIKE-0000-0000-0007"],
+    ]);
+  });
+
+  it("answers a look-alike of a group taken, lets a kept row change otherwise, and judges a kept name that changes as a new one", async () => {
+    await alike.sql`update public.license_keys set active = active where key like 'LIKE-%'`;
+    const outcomes = await alike.sql`select outcome from cadence.set_system_names(
+      array['LIKE-0000-0000-0008', 'LIKE-0000-0000-0002', 'LIKE-0000-0000-0006'], array['lobby', 'Lobby', 'Hall']) order by n`;
+    expect(outcomes.map((row) => row.outcome)).toEqual(["taken", "taken", "ok"]);
+    const rows = await alike.sql`select key, system_name, system_name_kept from public.license_keys where key in ('LIKE-0000-0000-0002', 'LIKE-0000-0000-0006') order by key`;
+    expect(rows.map((row) => [row.system_name, row.system_name_kept])).toEqual([["L\u043ebby", true], ["Hall", false]]);
+  });
+});

@@ -230,12 +230,17 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
 
   it("keeps a name stored before the form as it is, lets its row change otherwise, and lets it block its look-alike", async () => {
     const { keys } = await newAccount(2);
-    // As a row written before the rule: the trigger is what refuses it now, so it is set without it.
+    // As a row written before the rule: the trigger is what refuses it now, so it is set without it,
+    // with the keys the migration that added them stored for every name.
     await db.query("alter table public.license_keys disable trigger system_name_is_normalised");
     try {
-      await db.query("update public.license_keys set system_name = 'hall\u200b' where key = $1", [keys[0]]);
+      await db.query(
+        `update public.license_keys set system_name = $1, system_name_key = k.small_key, system_name_capitals_key = k.capitals_key
+           from cadence.system_name_keys($1) as k where key = $2`,
+        ["hall\u200b", keys[0]],
+      );
     } finally {
-      await db.query("alter table public.license_keys enable trigger system_name_is_normalised");
+      await db.query("alter table public.license_keys enable always trigger system_name_is_normalised");
     }
     await db.query("update public.license_keys set active = false where key = $1", [keys[0]]);
     expect((await keyRow(keys[0])).system_name).toBe("hall\u200b");
@@ -290,6 +295,115 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
       const differ = names.filter((name, i) => shows[i] !== systemNameShows(name));
       expect(differ.map((name) => name.codePointAt(0)?.toString(16)), `plane ${plane}`).toEqual([]);
     }
+  });
+
+  /** Issue 59's look-alikes of `Lobby`: each is `Lobby` on a kiosk's screen. */
+  const lookAlikesOfLobby: Record<string, string> = {
+    "a Cyrillic \u043e (U+043E)": "L\u043ebby",
+    "a Greek omicron (U+03BF)": "L\u03bfbby",
+    "fullwidth letters": "\uff2c\uff4f\uff42\uff42\uff59",
+    "mathematical bold": "\u{1d40b}\u{1d428}\u{1d41b}\u{1d41b}\u{1d432}",
+    "a circled L (U+24C1)": "\u24c1obby",
+    "capitals": "LOBBY",
+  };
+  for (const [what, lookAlike] of Object.entries(lookAlikesOfLobby)) {
+    it(`answers 409 name_taken to Lobby written with ${what} when another key of the account is Lobby, and stores nothing`, async () => {
+      const { keys } = await newAccount(2);
+      expect(await put(keys[0], { systemName: "Lobby" })).toEqual(named("Lobby"));
+      expect(await put(keys[1], { systemName: lookAlike })).toEqual(nameTaken);
+      expect((await keyRow(keys[1])).system_name).toBeNull();
+      // And the other way round: the look-alike stored first takes the name from Lobby.
+      const other = await newAccount(2);
+      expect(await put(other.keys[0], { systemName: lookAlike })).toEqual(named(lookAlike));
+      expect(await put(other.keys[1], { systemName: "lobby" })).toEqual(nameTaken);
+    });
+  }
+
+  it("answers 409 name_taken to a name with a double space (or any run of spaces) beside the name with one", async () => {
+    const { keys } = await newAccount(2);
+    expect(await put(keys[0], { systemName: "Lobby Bar" })).toEqual(named("Lobby Bar"));
+    for (const spaced of ["Lobby  Bar", "Lobby \u3000 Bar", "lobby\u00a0\u2003bar"]) {
+      expect(await put(keys[1], { systemName: spaced }), JSON.stringify(spaced)).toEqual(nameTaken);
+    }
+  });
+
+  it("answers 409 name_taken to a Latin capital written with the Cyrillic capital that looks like it (\u0412 for B, \u041d for H), though the small letters differ", async () => {
+    const { keys } = await newAccount(2);
+    expect(await put(keys[0], { systemName: "Bar Hall" })).toEqual(named("Bar Hall"));
+    expect(await put(keys[1], { systemName: "\u0412ar \u041dall" })).toEqual(nameTaken);
+    // Names are one in any case, so the small Cyrillic letters (a small capital B and H to look at) are
+    // taken too: in capitals they are the Cyrillic capitals above.
+    expect(await put(keys[1], { systemName: "\u0432ar \u043dall" })).toEqual(nameTaken);
+    // Within the Cyrillic name itself, nothing is read across scripts: a name all in Cyrillic is its own.
+    expect(await put(keys[1], { systemName: "\u0412\u0430\u0440" })).toEqual(named("\u0412\u0430\u0440"));
+  });
+
+  it("answers 409 name_taken to a look-alike through license validation too: conflict", async () => {
+    const { email, keys } = await newAccount(2);
+    expect(await put(keys[0], { systemName: "Lobby" })).toEqual(named("Lobby"));
+    expect((await validate(keys[1], email, "L\u043ebby")).body.systemNameStatus).toBe("conflict");
+    expect((await keyRow(keys[1])).system_name).toBeNull();
+  });
+
+  const withinOneScript: Array<[string, string]> = [["Barn", "Bam"], ["Kiosk 1", "Kiosk l"], ["Room 0", "Room O"]];
+  for (const [first, second] of withinOneScript) {
+    it(`keeps look-alikes within one script apart: ${first} and ${second} are two names`, async () => {
+      const { keys } = await newAccount(2);
+      expect(await put(keys[0], { systemName: first })).toEqual(named(first));
+      expect(await put(keys[1], { systemName: second })).toEqual(named(second));
+    });
+  }
+
+  it("keeps a name all in another script apart from the Latin name it looks like (whole-script look-alikes are not folded)", async () => {
+    const { keys } = await newAccount(2);
+    expect(await put(keys[0], { systemName: "Pop" })).toEqual(named("Pop"));
+    expect(await put(keys[1], { systemName: "\u0420\u043e\u0440" })).toEqual(named("\u0420\u043e\u0440"));
+  });
+
+  it("answers 400 invalid_name to U+FFFC OBJECT REPLACEMENT CHARACTER alone, or anywhere in a name, and keeps the stored name", async () => {
+    const { email, keys } = await newAccount(1);
+    await put(keys[0], { systemName: "Lobby" });
+    for (const name of ["\ufffc", " \ufffc ", "\ufffc\u200b", "Lobby\ufffc", "Lob\ufffcby"]) {
+      expect(await put(keys[0], { systemName: name }), JSON.stringify(name)).toEqual(invalidName);
+      expect((await validate(keys[0], email, name)).body.systemNameStatus, JSON.stringify(name)).toBe("invalid");
+    }
+    expect((await keyRow(keys[0])).system_name).toBe("Lobby");
+    await expect(db.query("update public.license_keys set system_name = $1 where key = $2", ["\ufffc", keys[0]]))
+      .rejects.toMatchObject({ code: "23514", constraint: "system_name_is_normalised" });
+  });
+
+  it("holds one name per look in Postgres too: a direct write of a look-alike is refused by a unique index, in small letters or in capitals", async () => {
+    const { keys } = await newAccount(2);
+    await put(keys[0], { systemName: "Bar" });
+    await expect(db.query("update public.license_keys set system_name = $1 where key = $2", ["\uff42\uff41\uff52", keys[1]]))
+      .rejects.toMatchObject({ code: "23505", constraint: "system_name_is_unique_per_account" });
+    await expect(db.query("update public.license_keys set system_name = $1 where key = $2", ["\u0412ar", keys[1]]))
+      .rejects.toMatchObject({ code: "23505", constraint: "system_name_capitals_are_unique_per_account" });
+  });
+
+  it("keeps a look-alike stored before the rule, lets it block its look-alikes, and judges it as a new name once it changes", async () => {
+    const { keys } = await newAccount(3);
+    await put(keys[0], { systemName: "Lobby" });
+    // As the migration leaves a look-alike stored before the rule: kept (the trigger holds the flag, so it is set without it).
+    await db.query("alter table public.license_keys disable trigger system_name_is_normalised");
+    try {
+      await db.query(
+        `update public.license_keys set system_name = $1, system_name_kept = true, system_name_key = k.small_key, system_name_capitals_key = k.capitals_key
+           from cadence.system_name_keys($1) as k where key = $2`,
+        ["L\u043ebby", keys[1]],
+      );
+    } finally {
+      await db.query("alter table public.license_keys enable always trigger system_name_is_normalised");
+    }
+    // A writer cannot set the flag.
+    await db.query("update public.license_keys set system_name_kept = true where key = $1", [keys[2]]);
+    expect((await db.query<{ kept: boolean }>("select system_name_kept as kept from public.license_keys where key = $1", [keys[2]]))[0].kept).toBe(false);
+    await db.query("update public.license_keys set active = false where key = $1", [keys[1]]);
+    expect(await put(keys[2], { systemName: "LOBBY" })).toEqual(nameTaken);
+    expect(await put(keys[1], { systemName: "L\u043ebby" })).toEqual(named("L\u043ebby"));
+    expect(await put(keys[1], { systemName: "Lobby Bar" })).toEqual(named("Lobby Bar"));
+    expect(await put(keys[1], { systemName: "lobby" })).toEqual(nameTaken);
+    expect((await db.query<{ kept: boolean }>("select system_name_kept as kept from public.license_keys where key = $1", [keys[1]]))[0].kept).toBe(false);
   });
 
   it("answers 413 for a body over 64 KiB", async () => {
@@ -419,8 +533,18 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
     });
 
     it("checks a name against its account's names through their index, never reading every named key of the fleet", async () => {
-      const { keys } = await newAccount(2);
+      const { id, email, keys } = await newAccount(2);
       await names([[keys[0], "Desk"]]);
+      // An account of a fleet's size, its statistics known as autovacuum would soon know them: on a
+      // few rows every index costs alike, and the probe of one key's column could read the account
+      // through the other key's index.
+      await db.query(
+        `insert into public.license_keys (key, account_id, email, system_name)
+         select 'PROB-0000-' || lpad((n / 10000)::text, 4, '0') || '-' || lpad((n % 10000)::text, 4, '0'), $1, $2, 'Desk ' || n
+           from generate_series(1, 2000) as n`,
+        [id, email],
+      );
+      await db.query("analyze public.license_keys");
       // auto_explain (contrib) sends the plan of each statement inside the function as a LOG message.
       const plans: string[] = [];
       const client = postgres(database.url, { max: 1, onnotice: (notice) => void plans.push(String(notice.message)) });
@@ -434,7 +558,9 @@ describe("PUT /api/v2/licenses/{licenseKey}/system-name", () => {
       } finally {
         await client.end();
       }
-      expect(plans.join("\n")).toMatch(/using system_names_in_form_per_account on license_keys other[^\n]*\n\s*Index Cond: [^\n]*cadence\.system_name_form\(system_name\)/);
+      const plan = plans.join("\n");
+      expect(plan).toMatch(/using system_name_is_unique_per_account on license_keys other[^\n]*\n\s*Index Cond: [^\n]*\(system_name_key = /);
+      expect(plan).toMatch(/using system_name_capitals_are_unique_per_account on license_keys other[^\n]*\n\s*Index Cond: [^\n]*\(system_name_capitals_key = /);
     });
 
     it("lets the unique index decide between a linked key and an unlinked key of one account claiming a name at once: the later waits for the first, then is taken", async () => {

@@ -1100,7 +1100,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
-            /** @description `name_taken`: another key of the same account has the name, case-insensitively */
+            /** @description `name_taken`: another key of the same account has a name that looks the same: regardless of case, compatibility forms (fullwidth, mathematical, circled letters), repeated spaces and look-alike letters of another script in the name */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

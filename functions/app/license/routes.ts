@@ -107,7 +107,7 @@ export function licenseRoutes(app: App, deps: Deps, readPath: ReadPath): void {
         400: jsonContent(ErrorMessage, "`invalid_name`: the body is not a JSON object with a valid systemName"),
         404: jsonContent(ErrorMessage, "`unknown_license`"),
         408: bodyTimeout,
-        409: jsonContent(ErrorMessage, "`name_taken`: another key of the same account has the name, case-insensitively"),
+        409: jsonContent(ErrorMessage, "`name_taken`: another key of the same account has a name that looks the same: regardless of case, compatibility forms (fullwidth, mathematical, circled letters), repeated spaces and look-alike letters of another script in the name"),
         413: bodyTooLarge,
         429: rateLimited,
         503: databaseUnavailable("the database is unavailable"),

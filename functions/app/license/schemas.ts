@@ -31,11 +31,12 @@ export function systemNameForm(name: string): string {
 /**
  * Code points no system name holds: controls (Cc, NUL included), private use (Co), unassigned and
  * noncharacters (Cn), surrogates (Cs), U+FFFD, what an unpaired surrogate becomes on the way in
- * (`parseJsonBody` makes JSON text well-formed), and the line and paragraph separators U+2028 and
- * U+2029 (Zl, Zp), which break a kiosk's one-line label. At either end, trim removes those two as it
- * removes a newline.
+ * (`parseJsonBody` makes JSON text well-formed), U+FFFC OBJECT REPLACEMENT CHARACTER, which stands
+ * for an object the text does not hold (a box in some fonts, nothing in others), and the line and
+ * paragraph separators U+2028 and U+2029 (Zl, Zp), which break a kiosk's one-line label. At either
+ * end, trim removes those two as it removes a newline.
  */
-const REFUSED = /[\p{Cc}\p{Co}\p{Cn}\p{Cs}\uFFFD\u2028\u2029]/u;
+const REFUSED = /[\p{Cc}\p{Co}\p{Cn}\p{Cs}\uFFFC\uFFFD\u2028\u2029]/u;
 /** What shows: a letter, digit, punctuation or symbol that does not render as nothing (the Hangul fillers are letters). */
 const SHOWS = new RegExp(`(?![${RENDERS_NOTHING}])[\\p{L}\\p{N}\\p{P}\\p{S}]`, "u");
 
