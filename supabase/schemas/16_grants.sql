@@ -472,6 +472,55 @@ GRANT ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id u
 REVOKE ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) TO service_role;
 
+-- 14_events.sql: written by triggers only. Account holders read their own account's events (the
+-- policy in 15_account_holders.sql), never the account a key left (previous_account_id).
+
+REVOKE ALL ON FUNCTION cadence.key_event_data(p_key public.license_keys) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.account_event_data(p_account public.accounts) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.key_event_types(p_old public.license_keys, p_new public.license_keys) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_key_changes() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.number_new_key() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_new_keys() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_deleted_keys() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_account_changes() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_new_accounts() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_deleted_accounts() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_key_facts(p_type text, p_keys text[], p_data jsonb[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_outage_events() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_suspicion_events() FROM PUBLIC;
+
+GRANT ALL ON TABLE public.events TO service_role;
+
+GRANT ALL ON SEQUENCE public.events_position_seq TO service_role;
+
+GRANT SELECT(id) ON TABLE public.events TO authenticated;
+
+GRANT SELECT("position") ON TABLE public.events TO authenticated;
+
+GRANT SELECT(type) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(license_key) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(account_id) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(sequence) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(occurred_at) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(data) ON TABLE public.events TO authenticated;
+
 -- 15_account_holders.sql
 
 -- A policy's function calls run as the querying role: account holders execute these, and only these.

@@ -20,13 +20,13 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: {
       id: "select", email: "select", display_name: "select", created_at: "",
       auth_user_id: "", auth_link_attempts: "", auth_link_error: "", auth_link_due_at: "",
-      time_zone: "select update", offline_alert_after: "select update",
+      time_zone: "select update", offline_alert_after: "select update", events_sequence: "",
     },
   },
   "public.license_keys": {
     columns: {
       key: "select", active: "select", system_name: "select", last_validated_at: "select", account_id: "", email: "", created_at: "",
-      time_zone: "select update", alerts_muted: "select update", belongs_to: "",
+      time_zone: "select update", alerts_muted: "select update", belongs_to: "", events_sequence: "",
     },
   },
   "public.account_proclamations": { columns: { account_id: "", proclamation_id: "" } },
@@ -114,6 +114,12 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
       created_at: "", expires_at: "",
     },
   },
+  "public.events": {
+    columns: {
+      id: "select", position: "select", type: "select", license_key: "select", account_id: "select", previous_account_id: "",
+      sequence: "select", occurred_at: "select", data: "select",
+    },
+  },
   "public.email_outbox": {
     columns: {
       id: "", recipient: "", subject: "", text_body: "", html_body: "", status: "", attempts: "", last_error: "",
@@ -152,6 +158,7 @@ const holderPolicies = [
   "public.license_keys update: Account holders can change the alert settings of their keys",
   "public.kiosk_outages select: Account holders can read the outages of their own keys",
   "public.seat_suspicions select: Account holders can read the seat flags of their own keys",
+  "public.events select: Account holders can read their own account's events",
 ];
 
 /** The views `authenticated` reads: each runs as its reader, so its tables' policies apply. */
