@@ -521,6 +521,43 @@ GRANT SELECT(occurred_at) ON TABLE public.events TO authenticated;
 
 GRANT SELECT(data) ON TABLE public.events TO authenticated;
 
+-- 14_events_delivery.sql: the API delivers (service_role); staff configure endpoints, rotate secrets,
+-- enable and replay as the owner. Account holders hold nothing here: no endpoint, secret or delivery.
+
+REVOKE ALL ON FUNCTION cadence.claim_event_batch(p_now timestamp with time zone, p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.claim_event_batch(p_now timestamp with time zone, p_lease_seconds integer) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.mark_event_batch_delivered(p_batch uuid, p_status integer, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.mark_event_batch_delivered(p_batch uuid, p_status integer, p_now timestamp with time zone) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.mark_event_batch_failed(p_batch uuid, p_status integer, p_error text, p_now timestamp with time zone, p_retry_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.mark_event_batch_failed(p_batch uuid, p_status integer, p_error text, p_now timestamp with time zone, p_retry_at timestamp with time zone) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.disable_event_endpoint(p_endpoint uuid, p_reason text, p_now timestamp with time zone, p_subject text, p_text text, p_html text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.disable_event_endpoint(p_endpoint uuid, p_reason text, p_now timestamp with time zone, p_subject text, p_text text, p_html text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.new_webhook_secret() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.queue_event_deliveries() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.event_message(p_event public.events) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.enable_event_endpoint(p_endpoint uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.rotate_event_endpoint_secret(p_endpoint uuid, p_overlap interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.replay_event(p_event uuid, p_endpoint uuid) FROM PUBLIC;
+
+GRANT ALL ON TABLE public.event_endpoints TO service_role;
+
+GRANT ALL ON TABLE public.event_batches TO service_role;
+
+GRANT ALL ON TABLE public.event_deliveries TO service_role;
+
+GRANT ALL ON SEQUENCE public.event_deliveries_id_seq TO service_role;
+
+GRANT ALL ON TABLE public.event_delivery_log TO service_role;
+
 -- 15_account_holders.sql
 
 -- A policy's function calls run as the querying role: account holders execute these, and only these.

@@ -120,6 +120,16 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
       sequence: "select", occurred_at: "select", data: "select",
     },
   },
+  "public.event_endpoints": {
+    columns: { id: "", url: "", description: "", secret: "", previous_secret: "", previous_secret_until: "", event_types: "", batch_size: "", notify_email: "", enabled: "", disabled_at: "", disabled_reason: "", failing_since: "", failures: "", last_error: "", next_attempt_at: "", created_at: "" },
+  },
+  "public.event_batches": {
+    columns: { id: "", endpoint_id: "", created_at: "", attempts: "", last_attempt_at: "", last_status: "", last_error: "", delivered_at: "" },
+  },
+  "public.event_deliveries": { columns: { id: "", endpoint_id: "", event_id: "", batch_id: "", delivered_at: "", created_at: "", replay: "" } },
+  "public.event_delivery_log": {
+    columns: { delivery_id: "", event_id: "", type: "", license_key: "", account_id: "", sequence: "", occurred_at: "", endpoint_id: "", url: "", webhook_id: "", replay: "", state: "", attempts: "", last_attempt_at: "", last_status: "", last_error: "", delivered_at: "" },
+  },
   "public.email_outbox": {
     columns: {
       id: "", recipient: "", subject: "", text_body: "", html_body: "", status: "", attempts: "", last_error: "",

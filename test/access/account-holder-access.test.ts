@@ -460,11 +460,12 @@ describe("events", () => {
 });
 
 describe("internals", () => {
-  it("an account holder never sees nonces, the outbox or the stored payloads", async () => {
-    for (const table of ["webhook_nonces", "email_outbox", "schedule_payloads"]) {
+  it("an account holder never sees nonces, the outbox, the stored payloads, nor the event endpoints, their secrets and deliveries", async () => {
+    for (const table of ["webhook_nonces", "email_outbox", "schedule_payloads", "event_endpoints", "event_batches", "event_deliveries"]) {
       await expect(read("demo", `select 1 from public.${table}`)).rejects.toMatchObject(permissionDenied);
       await expect(read("demo", `delete from public.${table}`)).rejects.toMatchObject(permissionDenied);
     }
+    await expect(read("demo", "select 1 from public.event_delivery_log")).rejects.toMatchObject(permissionDenied);
   });
 });
 
