@@ -2,10 +2,12 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EVENT_RETRY_WINDOW_MS, eventRetryDelayMs } from "../../functions/app/backoff.ts";
 import type { Database } from "../../functions/app/db/database.ts";
 import { deliverEvents, type EventDeliveryPorts } from "../../functions/app/events/deliver-events.ts";
+import { runScheduledPass } from "../../functions/app/scheduled-pass.ts";
 import { memoryLogger } from "../support/app.ts";
 import { testClock } from "../support/clock.ts";
 import { scopedDatabase } from "../support/database.ts";
 import { type ReceivedMessage, startEventReceiver } from "../support/event-receiver.ts";
+import { memoryMailer } from "../support/mailer.ts";
 
 // Delivery of the events to the endpoints staff configure (functions/app/events/deliver-events.ts,
 // supabase/schemas/14_events_delivery.sql), to a receiver that verifies every request with the
@@ -103,6 +105,16 @@ describe("a delivery", () => {
       "select state, webhook_id, attempts, last_status from public.event_delivery_log where endpoint_id = $1", [id]);
     expect(log).toHaveLength(2);
     expect(log.every((row) => row.state === "delivered" && row.webhook_id === receiver.messages[0].webhookId && row.last_status === 200)).toBe(true);
+  });
+});
+
+describe("the scheduled pass", () => {
+  it("delivers what is owed, beside the outbox and the alert passes", async () => {
+    const { receiver } = await endpoint();
+    const { key } = await newAccountWithKey();
+    const report = await runScheduledPass({ ...ports, mailer: memoryMailer().mailer });
+    expect(report.events).toMatchObject({ messages: 1, events: 2 });
+    expect(receiver.accepted().map((event) => event.license_key ?? event.type)).toEqual(["account.created", key]);
   });
 });
 
