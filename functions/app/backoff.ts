@@ -20,7 +20,7 @@ export const EVENT_RETRY_WINDOW_MS = 3 * 24 * 60 * 60_000;
  * 20, ... capped at an hour, each drawn between half and all of it (jitter), so endpoints that
  * failed together (a receiver's outage) do not all come back in the same second. Events wait
  * behind their endpoint's message, so the first retries are quick; an endpoint down for three days
- * is tried about 80 times.
+ * is tried 70 to 100 times.
  *
  * @example
  * const retryAt = now + eventRetryDelayMs(failures, Math.random);
