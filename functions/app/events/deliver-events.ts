@@ -58,7 +58,7 @@ async function post(message: Claimed, body: string, nowMs: number, timeoutMs: nu
     redirect: "manual",
     signal: AbortSignal.timeout(timeoutMs),
   });
-  // Read to the end, so the connection is free for the next message; the text itself is not kept.
+  // The status is the whole answer: the body is discarded, which frees the connection.
   await response.body?.cancel();
   return response.status;
 }
@@ -75,6 +75,7 @@ async function send(
   let status = 0;
   let error: string;
   try {
+    // A message whose events were all deleted since (staff deleted them) has nothing to send.
     status = events.length === 0 ? 204 : await post(message, body, startedAt, options.timeoutMs);
     if (status >= 200 && status < 300) {
       await ports.db.query("select cadence.mark_event_batch_delivered($1::uuid, $2, $3::timestamptz)", [message.batch_id, status, sqlTimestamp(ports.now())]);
