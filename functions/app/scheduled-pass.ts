@@ -1,6 +1,7 @@
 import type { AuthLinkPorts, LinkReport } from "./auth-users/link-auth-user.ts";
 import { linkPendingAccounts } from "./auth-users/link-auth-user.ts";
 import { isUnavailable } from "./db/unavailable.ts";
+import { deliverEvents, type EventDeliveryReport } from "./events/deliver-events.ts";
 import { alertOfflineKiosks, type OfflineAlertReport } from "./kiosk/offline-alerts.ts";
 import { checkSeats, type SeatCheckReport } from "./kiosk/seat-checks.ts";
 import { errorMessage } from "./log.ts";
@@ -18,6 +19,8 @@ export interface ScheduledPassReport extends DeliveryReport {
   alerts?: OfflineAlertReport;
   /** The seat-check pass; absent when it failed (logged), which never stops the delivery. */
   seats?: SeatCheckReport;
+  /** The events delivered to the endpoints staff configure; absent when that failed (logged). */
+  events?: EventDeliveryReport;
   /** Accounts linked to (or still failing to reach) Supabase Auth; present only with Auth configured. */
   authUsers?: LinkReport;
   /** Onboarding ids past their 24 hours, deleted by this run; present only when there were some. */
@@ -27,7 +30,8 @@ export interface ScheduledPassReport extends DeliveryReport {
 /**
  * What runs every minute (pg_cron and the `outbox` function on Supabase, `npm start` locally,
  * `npm run outbox:deliver` from cron), one room's work after another, so that no room reaches into
- * another: the offline-alert pass and the seat checks (kiosk/), then the outbox delivery (mail/), which
+ * another: the offline-alert pass and the seat checks (kiosk/), the events they and every change recorded,
+ * to the endpoints staff configure (events/), then the outbox delivery (mail/), which
  * sends the alert e-mails and the staff digest those passes just queued in the same run; then, with Supabase Auth configured, the accounts
  * onboarding could not link to an Auth user (auth-users/); last, the onboarding ids past their 24
  * hours (onboarding/), batch by batch within the budget, so their table stays bounded. An alert
@@ -54,7 +58,16 @@ export async function runScheduledPass(
   } catch (error) {
     if (!isUnavailable(error)) ports.log("error", "seat_checks_failed", { error: errorMessage(error) });
   }
+  // Before the outbox: an endpoint disabled here has its staff e-mail sent in this run. A third of
+  // the budget at most, so a slow receiver never holds up the e-mails.
+  let events: EventDeliveryReport | undefined;
+  try {
+    events = await deliverEvents(ports, { budgetMs: Math.min(20_000, (deadline - ports.now()) / 3), signal: options.signal });
+  } catch (error) {
+    if (!isUnavailable(error)) ports.log("error", "event_delivery_failed", { error: errorMessage(error) });
+  }
   const report: ScheduledPassReport = await deliverPending(ports, options);
+  if (events) report.events = events;
   if (alerts) report.alerts = alerts;
   if (seats) report.seats = seats;
   // A process stopping (`signal`): each step finishes the item under way and leaves the rest to the next run.

@@ -17,6 +17,8 @@ CREATE TABLE public.accounts (
     time_zone text DEFAULT 'UTC'::text NOT NULL,
     offline_alert_after interval DEFAULT '00:15:00'::interval NOT NULL,
     auth_email text,
+    -- The number of the account's last event (14_events.sql): account.created is 1.
+    events_sequence bigint DEFAULT 1 NOT NULL,
     CONSTRAINT account_display_name_length CHECK (((char_length(btrim(display_name)) >= 1) AND (char_length(btrim(display_name)) <= 120))),
     CONSTRAINT account_email_has_no_invisible_characters CHECK ((email !~ '[[:cntrl:]\u0080-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]'::text)),
     CONSTRAINT account_email_is_valid CHECK (((char_length(email) <= 254) AND (email ~ '^[^@\s]+@[^@\s]+\.[^@\s]+$'::text))),
@@ -39,6 +41,8 @@ COMMENT ON COLUMN public.accounts.auth_link_due_at IS 'When linking may next be 
 COMMENT ON COLUMN public.accounts.auth_email IS 'The e-mail Cadence last gave the account''s Auth user; null until linked. While it differs from email (an e-mail changed by a signed call, staff or a recipe), the account is due for Auth again: the Auth user''s e-mail follows the account''s, and the old address signs in no more.';
 
 COMMENT ON COLUMN public.accounts.time_zone IS 'The IANA time zone (pg_timezone_names) of the account''s kiosks, unless a key has its own; UTC by default.';
+
+COMMENT ON COLUMN public.accounts.events_sequence IS 'The sequence number of the account''s last own event (public.events); kept by triggers, do not edit.';
 
 COMMENT ON COLUMN public.accounts.offline_alert_after IS 'How long a kiosk that should be playing may stay unseen before the account holder is e-mailed (1 minute to 7 days; 15 minutes by default).';
 
@@ -72,6 +76,8 @@ CREATE TABLE public.license_keys (
     -- whenever the name is written, so the unique indexes of 04_system_names.sql compare columns.
     system_name_key text,
     system_name_capitals_key text,
+    -- The number of the key's last event (14_events.sql), kept on the row every change already locks.
+    events_sequence bigint DEFAULT 0 NOT NULL,
     CONSTRAINT license_key_email_is_not_blank CHECK ((btrim(email) <> ''::text)),
     CONSTRAINT license_key_format CHECK ((key ~ '^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$'::text)),
     CONSTRAINT system_name_is_trimmed CHECK ((system_name = btrim(system_name))),
@@ -85,6 +91,8 @@ COMMENT ON COLUMN public.license_keys.system_name IS 'Set by the kiosk only; uni
 COMMENT ON COLUMN public.license_keys.time_zone IS 'The kiosk''s IANA time zone (pg_timezone_names); empty: its account''s.';
 
 COMMENT ON COLUMN public.license_keys.alerts_muted IS 'When true, the account holder gets no e-mail when this kiosk goes dark or comes back.';
+
+COMMENT ON COLUMN public.license_keys.events_sequence IS 'The sequence number of the key''s last event (public.events); kept by triggers, do not edit.';
 
 COMMENT ON COLUMN public.license_keys.belongs_to IS 'The account this key belongs to: its owner link (account_id), else the account whose e-mail equals its stored e-mail (case-insensitively), else null. Kept by the database (cadence.find_key_account); every rule that needs a key''s account reads it.';
 

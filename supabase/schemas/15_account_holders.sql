@@ -133,6 +133,8 @@ CREATE POLICY "Account holders can read the sightings of their own keys" ON publ
 
 CREATE POLICY "Account holders can read their own account" ON public.accounts FOR SELECT TO authenticated USING ((auth_user_id = ( SELECT auth.uid() AS uid)));
 
+CREATE POLICY "Account holders can read their own account's events" ON public.events FOR SELECT TO authenticated USING ((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)));
+
 CREATE POLICY "Account holders can read their own license keys" ON public.license_keys FOR SELECT TO authenticated USING ((key = ANY (( SELECT cadence.holder_license_keys() AS holder_license_keys)::text[])));
 
 CREATE POLICY "Account holders can read their own schedules" ON public.schedules FOR SELECT TO authenticated USING (((account_id = ( SELECT cadence.holder_account_id() AS holder_account_id)) OR cadence.holder_owns_key(license_key)));

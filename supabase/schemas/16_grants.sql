@@ -483,6 +483,92 @@ GRANT ALL ON FUNCTION cadence.link_auth_user(p_account_id uuid, p_auth_user_id u
 REVOKE ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.mark_auth_link_failed(p_account_id uuid, p_error text, p_retry_at timestamp with time zone) TO service_role;
 
+-- 14_events.sql: written by triggers only. Account holders read their own account's events (the
+-- policy in 15_account_holders.sql), never the account a key left (previous_account_id).
+
+REVOKE ALL ON FUNCTION cadence.key_event_data(p_key public.license_keys) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.account_event_data(p_account public.accounts) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.key_event_types(p_old public.license_keys, p_new public.license_keys) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_key_changes() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.number_new_key() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_new_keys() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_deleted_keys() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_account_changes() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_new_accounts() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_deleted_accounts() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_key_facts(p_type text, p_keys text[], p_data jsonb[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_outage_events() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.record_suspicion_events() FROM PUBLIC;
+
+GRANT ALL ON TABLE public.events TO service_role;
+
+GRANT ALL ON SEQUENCE public.events_position_seq TO service_role;
+
+GRANT SELECT(id) ON TABLE public.events TO authenticated;
+
+GRANT SELECT("position") ON TABLE public.events TO authenticated;
+
+GRANT SELECT(type) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(license_key) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(account_id) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(sequence) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(occurred_at) ON TABLE public.events TO authenticated;
+
+GRANT SELECT(data) ON TABLE public.events TO authenticated;
+
+-- 14_events_delivery.sql: the API delivers (service_role); staff configure endpoints, rotate secrets,
+-- enable and replay as the owner. Account holders hold nothing here: no endpoint, secret or delivery.
+
+REVOKE ALL ON FUNCTION cadence.claim_event_batch(p_now timestamp with time zone, p_lease_seconds integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.claim_event_batch(p_now timestamp with time zone, p_lease_seconds integer) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.mark_event_batch_delivered(p_batch uuid, p_status integer, p_now timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.mark_event_batch_delivered(p_batch uuid, p_status integer, p_now timestamp with time zone) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.mark_event_batch_failed(p_batch uuid, p_status integer, p_error text, p_now timestamp with time zone, p_retry_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.mark_event_batch_failed(p_batch uuid, p_status integer, p_error text, p_now timestamp with time zone, p_retry_at timestamp with time zone) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.disable_event_endpoint(p_endpoint uuid, p_reason text, p_now timestamp with time zone, p_subject text, p_text text, p_html text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.disable_event_endpoint(p_endpoint uuid, p_reason text, p_now timestamp with time zone, p_subject text, p_text text, p_html text) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.new_webhook_secret() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.queue_event_deliveries() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.event_message(p_event public.events) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.enable_event_endpoint(p_endpoint uuid) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.rotate_event_endpoint_secret(p_endpoint uuid, p_overlap interval) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION cadence.replay_event(p_event uuid, p_endpoint uuid) FROM PUBLIC;
+
+GRANT ALL ON TABLE public.event_endpoints TO service_role;
+
+GRANT ALL ON TABLE public.event_batches TO service_role;
+
+GRANT ALL ON TABLE public.event_deliveries TO service_role;
+
+GRANT ALL ON SEQUENCE public.event_deliveries_id_seq TO service_role;
+
+GRANT ALL ON TABLE public.event_delivery_log TO service_role;
+
 -- 15_account_holders.sql
 
 -- A policy's function calls run as the querying role: account holders execute these, and only these.

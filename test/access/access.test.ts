@@ -20,13 +20,13 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
     columns: {
       id: "select", email: "select", display_name: "select", created_at: "",
       auth_user_id: "", auth_link_attempts: "", auth_link_error: "", auth_link_due_at: "",
-      time_zone: "select update", offline_alert_after: "select update", auth_email: "",
+      time_zone: "select update", offline_alert_after: "select update", auth_email: "", events_sequence: "",
     },
   },
   "public.license_keys": {
     columns: {
       key: "select", active: "select", system_name: "select", last_validated_at: "select", account_id: "", email: "", created_at: "",
-      time_zone: "select update", alerts_muted: "select update", belongs_to: "", system_name_kept: "", system_name_key: "", system_name_capitals_key: "",
+      time_zone: "select update", alerts_muted: "select update", belongs_to: "", system_name_kept: "", system_name_key: "", system_name_capitals_key: "", events_sequence: "",
     },
   },
   "public.account_proclamations": { columns: { account_id: "", proclamation_id: "" } },
@@ -114,6 +114,22 @@ const holderAccess: Record<string, { columns: Record<string, string>; delete?: t
       created_at: "", expires_at: "",
     },
   },
+  "public.events": {
+    columns: {
+      id: "select", position: "select", type: "select", license_key: "select", account_id: "select", previous_account_id: "",
+      sequence: "select", occurred_at: "select", data: "select",
+    },
+  },
+  "public.event_endpoints": {
+    columns: { id: "", url: "", description: "", secret: "", previous_secret: "", previous_secret_until: "", event_types: "", batch_size: "", notify_email: "", enabled: "", disabled_at: "", disabled_reason: "", failing_since: "", failures: "", last_error: "", next_attempt_at: "", created_at: "" },
+  },
+  "public.event_batches": {
+    columns: { id: "", endpoint_id: "", created_at: "", attempts: "", last_attempt_at: "", last_status: "", last_error: "", delivered_at: "" },
+  },
+  "public.event_deliveries": { columns: { id: "", endpoint_id: "", event_id: "", batch_id: "", delivered_at: "", created_at: "", replay: "" } },
+  "public.event_delivery_log": {
+    columns: { delivery_id: "", event_id: "", type: "", license_key: "", account_id: "", sequence: "", occurred_at: "", endpoint_id: "", url: "", webhook_id: "", replay: "", state: "", attempts: "", last_attempt_at: "", last_status: "", last_error: "", delivered_at: "" },
+  },
   "public.email_outbox": {
     columns: {
       id: "", recipient: "", subject: "", text_body: "", html_body: "", status: "", attempts: "", last_error: "",
@@ -152,6 +168,7 @@ const holderPolicies = [
   "public.license_keys update: Account holders can change the alert settings of their keys",
   "public.kiosk_outages select: Account holders can read the outages of their own keys",
   "public.seat_suspicions select: Account holders can read the seat flags of their own keys",
+  "public.events select: Account holders can read their own account's events",
 ];
 
 /** The views `authenticated` reads: each runs as its reader, so its tables' policies apply. */

@@ -429,12 +429,43 @@ describe("block proclamations", () => {
   });
 });
 
+describe("events", () => {
+  it("an account holder reads their own account's events, the change they make through the Data API among them", async () => {
+    await as(sql, "demo", (tx) => tx`update public.license_keys set alerts_muted = true where key = 'DEMO-0000-0000-0001'`, { commit: true });
+    const events = await read("demo", "select type, license_key, account_id from public.events order by position");
+    expect(events.every((event) => event.account_id === account.demo)).toBe(true);
+    expect(events).toContainEqual({ type: "account.created", license_key: null, account_id: account.demo });
+    expect(events.at(-1)).toEqual({ type: "license_key.updated", license_key: "DEMO-0000-0000-0001", account_id: account.demo });
+  });
+
+  it("never another account's events, asked for by key or by account", async () => {
+    expect(await read("demo", "select id from public.events where license_key = 'DEMO-0000-0000-0004'")).toEqual([]);
+    expect(await read("demo", "select id from public.events where account_id = $1", [account.other])).toEqual([]);
+    expect((await read("other", "select distinct account_id from public.events")).map((row) => row.account_id)).toEqual([account.other]);
+  });
+
+  it("never the account a key left, and never writes an event", async () => {
+    await expect(read("demo", "select previous_account_id from public.events")).rejects.toMatchObject(permissionDenied);
+    await expect(read("demo", "select * from public.events")).rejects.toMatchObject(permissionDenied);
+    await expect(read("demo", "update public.events set type = 'account.updated'")).rejects.toMatchObject(permissionDenied);
+    await expect(read("demo", "delete from public.events")).rejects.toMatchObject(permissionDenied);
+    await expect(
+      read("demo", "insert into public.events (type, account_id, sequence, data) values ('account.updated', $1, 99, '{}')", [account.demo]),
+    ).rejects.toMatchObject(permissionDenied);
+  });
+
+  it("an authenticated user linked to no account reads no event", async () => {
+    expect(await read("unlinked", "select id from public.events")).toEqual([]);
+  });
+});
+
 describe("internals", () => {
-  it("an account holder never sees nonces, the outbox or the stored payloads", async () => {
-    for (const table of ["webhook_nonces", "email_outbox", "schedule_payloads"]) {
+  it("an account holder never sees nonces, the outbox, the stored payloads, nor the event endpoints, their secrets and deliveries", async () => {
+    for (const table of ["webhook_nonces", "email_outbox", "schedule_payloads", "event_endpoints", "event_batches", "event_deliveries"]) {
       await expect(read("demo", `select 1 from public.${table}`)).rejects.toMatchObject(permissionDenied);
       await expect(read("demo", `delete from public.${table}`)).rejects.toMatchObject(permissionDenied);
     }
+    await expect(read("demo", "select 1 from public.event_delivery_log")).rejects.toMatchObject(permissionDenied);
   });
 });
 

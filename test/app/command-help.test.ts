@@ -12,6 +12,7 @@ const SCRIPTS: Record<string, string> = {
   bench: "usage: npm run bench",
   certificate: "usage: npm run -s certificate",
   check: "usage: npm run check",
+  "events:proof": "usage: npm run events:proof",
   "outbox:deliver": "usage: npm run outbox:deliver",
   sign: "usage: npm run -s sign",
   simulate: "npm run simulate --",

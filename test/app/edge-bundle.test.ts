@@ -13,7 +13,8 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 /**
  * Supabase refuses a function bundle over 5 MB server-side; each entry stays under half of it, and
  * under its own ceiling, a little above what it weighed (MB of 10^6 bytes: api 2.20, then 2.30 with
- * issue 59's admission control and about 2.33 with issue 61's lifecycle calls, outbox 1.17,
+ * issue 59's admission control and about 2.33 with issue 61's lifecycle calls, outbox 1.17, then
+ * 1.22 when it began delivering issue 61's events, signed with the `standardwebhooks` package,
  * auth-email-hook 1.80) so growth is seen when it happens. zod is the largest part (0.72 MiB:
  * @hono/zod-openapi hands zod's `z` namespace to zod-to-openapi as a value, which keeps all 40
  * locales), then supabase-js (its Auth admin client comes with the realtime, storage, PostgREST
@@ -21,7 +22,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
  * @upstash/redis and @upstash/ratelimit.
  */
 const HALF_OF_SUPABASE_LIMIT_MB = 2.5;
-const CEILING_MB: Record<string, number> = { api: 2.4, outbox: 1.2, "auth-email-hook": 1.85 };
+const CEILING_MB: Record<string, number> = { api: 2.4, outbox: 1.25, "auth-email-hook": 1.85 };
 
 /**
  * Modules that only a local or self-hosted server runs, never in an edge function: the local default

@@ -114,7 +114,8 @@ describe("hostile values in every store function: bind parameters, read back as 
         expect(row.system_name).toBe(value);
       }
     });
-    expect(changed).toEqual(["public.license_keys"]);
+    // The name's change is also its event (supabase/schemas/14_events.sql).
+    expect(changed).toEqual(["public.events", "public.license_keys"]);
   });
 
   it("setSystemNames stores each exactly, and nothing else", async () => {
@@ -127,7 +128,8 @@ describe("hostile values in every store function: bind parameters, read back as 
       }
       expect(await setSystemNames(db, [{ key: HOSTILE[5], name: HOSTILE[6] }])).toEqual(["unknown_license"]);
     });
-    expect(changed).toEqual(["public.license_keys"]);
+    // The name's change is also its event (supabase/schemas/14_events.sql).
+    expect(changed).toEqual(["public.events", "public.license_keys"]);
   });
 
   it("the schedule and entitlement reads answer them as an unknown key is answered, and write nothing", async () => {
@@ -185,7 +187,7 @@ describe("hostile values in every store function: bind parameters, read back as 
         expect(stored).toEqual({ email: HOSTILE_EMAIL, display_name: at === 0 ? value : HOSTILE[0], owner: HOSTILE_EMAIL, subject: value, text_body: value, html_body: value });
       }
     });
-    expect(changed.sort()).toEqual(["public.accounts", "public.email_outbox", "public.license_keys"]);
+    expect(changed.sort()).toEqual(["public.accounts", "public.email_outbox", "public.events", "public.license_keys"]);
   });
 
   it("enqueueHookEmails and the outbox's failure record store them exactly, and nothing else", async () => {

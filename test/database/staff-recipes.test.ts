@@ -22,6 +22,10 @@ const RECIPE = {
   moveKioskToNewKey: "move-kiosk-to-new-key.sql",
   notSeenForADay: "kiosks-not-seen-for-a-day.sql",
   playingNow: "what-kiosks-play-now.sql",
+  addEventEndpoint: "add-event-endpoint.sql",
+  rotateEventSecret: "rotate-event-endpoint-secret.sql",
+  replayEvent: "replay-event.sql",
+  deliveriesFailing: "event-deliveries-failing.sql",
 } as const;
 const DEMO = { email: "demo@example.com", key: "DEMO-0000-0000-0001", otherKeyOnDaily: "DEMO-0000-0000-0003" };
 const OTHER = { email: "other@example.com", key: "DEMO-0000-0000-0004" };
@@ -271,6 +275,40 @@ describe("staff recipes (sql/recipes), each run as is against the migrated, seed
     expect(later.map((row) => row.block_id)).toEqual([null, null, null]);
     // As written (now()), it runs and lists the account's three keys.
     expect((await runRecipe(RECIPE.playingNow)).map((row) => row.license_key)).toEqual(["DEMO-0000-0000-0001", "DEMO-0000-0000-0002", "DEMO-0000-0000-0003"]);
+  });
+
+  it("add an event endpoint: it has a whsec_ secret, and the next change is owed to it", async () => {
+    const [endpoint] = await runRecipe(RECIPE.addEventEndpoint);
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await runRecipe(RECIPE.deactivateKey);
+    const log = await database.db.query<{ type: string; state: string }>("select type, state from public.event_delivery_log where endpoint_id = $1", [endpoint.id]);
+    expect(log).toEqual([{ type: "license_key.suspended", state: "queued" }]);
+  });
+
+  it("rotate an event endpoint's secret: a new one, the old one kept for the overlap", async () => {
+    const [endpoint] = await runRecipe(RECIPE.addEventEndpoint);
+    const [rotated] = await runRecipe(RECIPE.rotateEventSecret);
+    expect(rotated.new_secret).toMatch(/^whsec_/);
+    const [row] = await database.db.query<{ secret: string; previous_secret: string }>("select secret, previous_secret from public.event_endpoints where id = $1", [endpoint.id]);
+    expect(row).toEqual({ secret: rotated.new_secret, previous_secret: endpoint.secret });
+  });
+
+  it("replay a key's events of the last day to an endpoint: each queued again, in order", async () => {
+    // The demo key was created by the seed, within the day; then suspended.
+    await runRecipe(RECIPE.deactivateKey);
+    const [endpoint] = await runRecipe(RECIPE.addEventEndpoint);
+    expect(await runRecipe(RECIPE.replayEvent)).toEqual([{ queued: "2" }]);
+    const log = await database.db.query<{ type: string; replay: boolean }>(
+      "select type, replay from public.event_delivery_log where endpoint_id = $1 order by delivery_id", [endpoint.id]);
+    expect(log).toEqual([{ type: "license_key.created", replay: true }, { type: "license_key.suspended", replay: true }]);
+  });
+
+  it("read the event delivery log: each endpoint, the events waiting for it", async () => {
+    await runRecipe(RECIPE.addEventEndpoint);
+    await runRecipe(RECIPE.deactivateKey);
+    expect(await runRecipe(RECIPE.deliveriesFailing)).toEqual([
+      expect.objectContaining({ url: "https://hooks.example.com/cadence", enabled: true, failures: 0, waiting: "1" }),
+    ]);
   });
 
   it("every recipe in sql/recipes is one this suite runs", () => {

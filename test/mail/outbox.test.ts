@@ -45,6 +45,9 @@ const rowOf = async (id: string, on = db) =>
     [id],
   ))[0];
 
+/** The events' delivery in a run with no event endpoint configured. */
+const NO_EVENTS = { messages: 0, events: 0, failed: 0, disabled: 0 };
+
 /** Marks every pending row sent, so each test sees only the rows it queues. */
 const drain = () => db.query("update public.email_outbox set status = 'sent', sent_at = now() where status = 'pending'");
 
@@ -276,10 +279,10 @@ describe("npm run outbox:deliver (functions/cli/deliver-outbox.ts)", () => {
         cwd: root,
         env: childEnv({ DATABASE_URL: own.url, MAILER: "resend", RESEND_API_KEY: "re_cli", RESEND_API_URL: resend.url }),
       });
-      // The offline-alert pass and the seat checks run first in the same run (no kiosk here: Cadence
-      // sees none, so it alerts nobody and flags nothing).
+      // The offline-alert pass, the seat checks and the events' delivery run first in the same run (no
+      // kiosk here: Cadence sees none, so it alerts nobody and flags nothing; no event endpoint).
       expect(JSON.parse(stdout.trim().split("\n").at(-1)!)).toEqual({
-        sent: 1, failed: 0, alerts: expect.objectContaining({ blind: true, emails: 0 }), seats: { flagged: 0, digest: false },
+        sent: 1, failed: 0, alerts: expect.objectContaining({ blind: true, emails: 0 }), seats: { flagged: 0, digest: false }, events: NO_EVENTS,
       });
       expect(resend.received.map((sent) => sent.body.to)).toEqual([[to]]);
       expect((await rowOf(id, own.db)).status).toBe("sent");
@@ -319,8 +322,9 @@ describe("the outbox edge function (functions/outbox/index.ts)", () => {
       const url = `http://127.0.0.1:${port}/outbox`;
       // Each call runs the offline-alert pass first (no kiosk here: it alerts nobody), then delivers.
       const seats = { flagged: 0, digest: false };
-      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 1, failed: 0, alerts: expect.objectContaining({ emails: 0 }), seats });
-      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 0, failed: 0, alerts: expect.objectContaining({ emails: 0 }), seats });
+      const events = NO_EVENTS;
+      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 1, failed: 0, alerts: expect.objectContaining({ emails: 0 }), seats, events });
+      expect(await (await fetch(url, { method: "POST" })).json()).toEqual({ sent: 0, failed: 0, alerts: expect.objectContaining({ emails: 0 }), seats, events });
       expect((await fetch(url)).status).toBe(405);
       expect(resend.received.map((sent) => sent.body.to)).toEqual([[to]]);
     } finally {

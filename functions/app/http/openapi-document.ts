@@ -32,6 +32,7 @@ export function serveOpenApiDocument(app: App): void {
         description: [
           "The v2 interface of Cadence: the catalogue, proclamations, license validation, system names and listening schedules for kiosks, and a signed onboarding webhook for the automation platform.",
           "Every answer is `application/json` except a 304, which has no body. Errors carry `{\"message\": ...}`, except the onboarding signature's 401, which carries `{\"error\": ...}`.",
+          "Cadence also posts signed events (Standard Webhooks) about accounts, license keys and kiosks to endpoints its staff configure: the event types and payloads, how to verify them, retries and an example receiver are in the guide for integrators, functions/EVENTS.md in the Cadence repository.",
           "Routes that read the database may answer `503 {\"message\":\"service temporarily unavailable\"}` with `Retry-After` while it is unavailable; kiosk reads answered meanwhile from this instance's last known good copy carry `Age`.",
         ].join("\n\n"),
         license,

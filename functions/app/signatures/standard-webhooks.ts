@@ -73,6 +73,19 @@ export function standardWebhook(secret: string): StandardWebhook {
   };
 }
 
+/**
+ * The three headers of an outgoing message signed with every secret given (Standard Webhooks allows
+ * several `v1,` signatures, space-separated: during a rotation both the old and the new secret sign,
+ * and a receiver holding either verifies). `id` is the message's own, stable across its retries.
+ *
+ * @example
+ * const headers = signWithSecrets([secret, previous], body, { id: batchId, nowMs: deps.now() });
+ */
+export function signWithSecrets(secrets: readonly string[], body: string, options: { id: string; nowMs: number }): Record<string, string> {
+  const signed = secrets.map((secret) => standardWebhook(secret).sign(body, options));
+  return { ...signed[0], "webhook-signature": signed.map((headers) => headers["webhook-signature"]).join(" ") };
+}
+
 /** Checks one request's Standard Webhooks headers; resolves to its `webhook-id` when they hold, else undefined. */
 export type StandardWebhookVerifier = (headers: Headers, body: Uint8Array, nowMs: number) => string | undefined;
 
