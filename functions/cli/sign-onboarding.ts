@@ -53,10 +53,11 @@ if (values.scheme !== "spec" && values.scheme !== "standard-webhooks") cli.fail(
 /** The body to sign, from the flags the call needs: each missing one named. */
 function bodyOf(): string {
   const need = (flag: "email" | "key" | "new-email") => values[flag] ?? cli.fail(`--${flag} is required${call ? ` for ${call.name}` : ""}\n${usage}`);
-  switch (call?.name) {
-    case undefined:
-      if (!values.email) cli.fail(usage);
-      return JSON.stringify(values.name === undefined ? { email: values.email } : { email: values.email, name: values.name });
+  if (!call) {
+    if (!values.email) cli.fail(usage);
+    return JSON.stringify(values.name === undefined ? { email: values.email } : { email: values.email, name: values.name });
+  }
+  switch (call.name) {
     case "move":
       return JSON.stringify({ type: call.name, license_key: need("key"), account_email: need("email") });
     case "change-email":

@@ -26,7 +26,7 @@ select has_function('cadence', 'account_event_data', array['accounts'], 'account
 select is((select cadence.account_event_data(a) ->> 'offline_alert_after_seconds' from public.accounts as a where a.id = 'e9000000-0000-4000-8000-000000000001'),
   '900', 'account_event_data: the alert threshold in seconds');
 select has_function('cadence', 'key_event_types', array['license_keys', 'license_keys'], 'key_event_types exists');
-select is((select cadence.key_event_types(k, (k.key, k.account_id, k.email, false, now(), 'Hall', k.created_at, k.time_zone, k.alerts_muted, gen_random_uuid(), k.events_sequence)::public.license_keys)
+select is((select cadence.key_event_types(k, (k.key, k.account_id, k.email, false, now(), 'Hall', k.created_at, k.time_zone, k.alerts_muted, gen_random_uuid(), k.system_name_kept, k.system_name_key, k.system_name_capitals_key, k.events_sequence)::public.license_keys)
              from public.license_keys as k where k.key = 'EVTS-0000-0000-0001'),
   array['license_key.moved', 'license_key.suspended', 'license_key.system_name_changed', 'license_key.first_validated'],
   'key_event_types: every change of one write, in order');
