@@ -104,19 +104,33 @@ describe("admission control (http/admission.ts)", () => {
     expect(answers.map((answer) => answer.headers.get("retry-after"))).toEqual(["2", "10", "6"]);
   });
 
-  it("answers 503 at once each request the event loop hands over `loopBehindMs` late, and admits again once the loop has caught up", async () => {
+  it("answers 503 at once each request the event loop hands over `loopBehindMs` late turn after turn, and admits again once the loop has caught up", async () => {
     let clock = 0;
     const { ask, held, shed } = admitted({ loopBehindMs: 500, now: () => clock });
-    // The loop was busy 600 ms past its last tick: what it hands over now has waited that long.
     clock = LOOP_TICK_MS + 600;
+    await vi.advanceTimersByTimeAsync(LOOP_TICK_MS);
+    // The tick came 600 ms late, and the loop is as late again: what it hands over now has waited in it.
+    clock += LOOP_TICK_MS + 600;
     const late = await ask("/1");
     expect(late.status).toBe(503);
     expect(late.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(shed).toEqual(["behind"]);
     await vi.advanceTimersByTimeAsync(LOOP_TICK_MS);
+    clock += LOOP_TICK_MS;
+    await vi.advanceTimersByTimeAsync(LOOP_TICK_MS);
     void ask("/2");
     await settle();
     expect(held.map((h) => h.url)).toEqual(["http://api/2"]);
+  });
+
+  it("serves what the event loop held through one pause `loopBehindMs` long, when its ticks came on time before it", async () => {
+    let clock = 0;
+    const { ask, held, shed } = admitted({ loopBehindMs: 500, now: () => clock });
+    clock = LOOP_TICK_MS + 600;
+    void ask("/1");
+    await settle();
+    expect(held.map((h) => h.url)).toEqual(["http://api/1"]);
+    expect(shed).toEqual([]);
   });
 
   it("gives the turn back when the app throws", async () => {

@@ -29,8 +29,11 @@ export const DEFAULT_ADMISSION_QUEUE_MS = 500;
 
 /**
  * How often admission's clock ticks on the event loop. A request handled while the last tick is
- * older than this plus `loopBehindMs` waited about that long before the app saw it: the loop was
- * busy with the requests ahead of it (or the machine gave it no CPU), so it is refused at once.
+ * older than this plus `loopBehindMs`, when that tick too came `loopBehindMs` late, waited about
+ * that long before the app saw it: the loop is busy with the requests ahead of it, turn after turn,
+ * so it is refused at once. One late tick alone is a pause (a collection, a machine that gave the
+ * process no CPU for a moment, as a deploy's `npm ci` beside it does), not a queue: the requests
+ * it held are served.
  */
 export const LOOP_TICK_MS = 20;
 
@@ -52,9 +55,9 @@ export interface AdmissionOptions {
   /** The most requests waiting at once; one more is answered 503 at once. */
   maxWaiting: number;
   /**
-   * How far behind the event loop may run (ms: its LOOP_TICK_MS tick that late) before each request
-   * it hands over is answered 503 at once: the loop itself is then the queue, and the request has
-   * waited in it already. Unset: not checked.
+   * How far behind the event loop may run (ms: its LOOP_TICK_MS tick that late, twice in a row)
+   * before each request it hands over is answered 503 at once: the loop itself is then the queue,
+   * and the request has waited in it already. Unset: not checked.
    */
   loopBehindMs?: number;
   /** The monotonic clock, in ms (`performance.now`). */
@@ -86,7 +89,7 @@ interface Waiter {
  * ones wait, first come first served, at most `queueMs` and at most `maxWaiting` of them, and the
  * rest are answered at once with `503 {"message":"service temporarily unavailable"}` and a
  * `Retry-After` drawn from `retryAfterSeconds`. So is every request the event loop hands over while
- * it runs `loopBehindMs` behind: requests that waited in the loop (a machine short of CPU runs the
+ * it keeps running `loopBehindMs` behind: requests that waited in the loop (a machine short of CPU runs the
  * loop late before any turn is full) are as late as those that waited for a turn. A refusal reads no body, checks no rate limit and
  * sends no statement: a fleet that asks for more than the machine serves costs it a few
  * microseconds a request beyond what it serves, and every request is answered within `queueMs` of
@@ -105,7 +108,17 @@ export function admission(fetch: AppFetch, options: AdmissionOptions): { fetch: 
   const { limit, queueMs, maxWaiting, retryAfterSeconds, random, onShed, loopBehindMs, now = () => performance.now() } = options;
   let inFlight = 0;
   let tickedAt = now();
-  if (loopBehindMs !== undefined) unrefTimer(setInterval(() => (tickedAt = now()), LOOP_TICK_MS));
+  /** How late the last tick came. */
+  let tickLateBy = 0;
+  if (loopBehindMs !== undefined) {
+    unrefTimer(setInterval(() => {
+      const at = now();
+      tickLateBy = at - tickedAt - LOOP_TICK_MS;
+      tickedAt = at;
+    }, LOOP_TICK_MS));
+  }
+  const behindMs = loopBehindMs ?? Infinity;
+  const behind = () => tickLateBy > behindMs && now() - tickedAt > LOOP_TICK_MS + behindMs;
   let waitingCount = 0;
   // First come first served; a waiter whose wait ran out stays here, settled, until it reaches the front.
   let queue: Waiter[] = [];
@@ -150,7 +163,7 @@ export function admission(fetch: AppFetch, options: AdmissionOptions): { fetch: 
   }
 
   async function admitted(request: Request, env: Parameters<AppFetch>[1]): Promise<Response> {
-    if (loopBehindMs !== undefined && now() - tickedAt > LOOP_TICK_MS + loopBehindMs) return refuse("behind");
+    if (behind()) return refuse("behind");
     if (inFlight < limit) inFlight += 1;
     else if (waitingCount >= maxWaiting) return refuse("full");
     else if (!(await turn())) return refuse("waited");
