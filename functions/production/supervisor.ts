@@ -188,6 +188,9 @@ async function stopWorker(running: Running): Promise<void> {
   }, KILL_AFTER_MS);
   await running.exited;
   clearTimeout(killer);
+  // Its last lines ("stopped") may still be in the pipe when its exit is known: passed on before
+  // this process exits, or the journal never sees how the worker stopped.
+  await running.drained;
 }
 
 /**

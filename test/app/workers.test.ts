@@ -215,7 +215,7 @@ describe.skipIf(!redisServerAvailable())("npm run start:workers", () => {
     const server = await startServer({ DATABASE_URL: database.url, REDIS_URL: redis.url, DENO_JOBS: "2" }, undefined, { startScript: true, script: "start:workers" });
     const pids = [1, 2].map((n) => Number(new RegExp(`"event":"listening",.*"pid":(\\d+),.*"worker":${n}`).exec(server.logs())![1]));
     await server.stop();
-    expect(server.logs().match(/"event":"stopped","reason":"SIGTERM"/g)).toHaveLength(2);
+    expect(server.logs().match(/"event":"stopped","reason":"SIGTERM"/g) ?? [], server.logs()).toHaveLength(2);
     expect(pids.filter(alive)).toEqual([]);
   });
 

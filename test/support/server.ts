@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { STOP_WITHIN_MS } from "../../functions/app/admin/graceful-stop.ts";
 import { childEnv } from "./child-env.ts";
 import { assertRealClockOnly } from "./clock.ts";
 import { leaksIn } from "./log-leaks.ts";
@@ -8,6 +9,12 @@ import { leaksIn } from "./log-leaks.ts";
 const here = new URL("../../", import.meta.url);
 /** How long a start may take before it counts as hung: under vitest's test timeout, so the failure shows the server's output. */
 const START_GUARD_MS = 240_000;
+/**
+ * How long a graceful stop may take before SIGKILL: the server's own bound and the supervisor's
+ * kill past it, and a little more. A busy machine can stretch a drain past a few seconds, and a
+ * test that kills a server mid-stop would read a log cut short.
+ */
+const STOP_GUARD_MS = STOP_WITHIN_MS + 10_000;
 
 /** A start script of package.json in the checkout at `root`. */
 const startScriptOf = (root: URL, script = "start"): string => JSON.parse(readFileSync(new URL("package.json", root), "utf8")).scripts[script];
@@ -57,7 +64,7 @@ export interface RunningServer {
   /** Resolves with the server's exit code (null when a signal ended it) once its process has exited, however it stopped. */
   exited: Promise<number | null>;
   /**
-   * Graceful stop (SIGTERM), SIGKILL after 5 s. Both stops then grep everything the server printed
+   * Graceful stop (SIGTERM), SIGKILL past `STOP_GUARD_MS`. Both stops then grep everything the server printed
    * and throw if it holds a demo key, a demo e-mail or a secret it was given (support/log-leaks.ts):
    * every suite that runs the real entry checks its logs, errors included.
    */
@@ -141,7 +148,7 @@ export async function startServer(
   const stopWith = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(signal);
-      const timer = setTimeout(() => signalServer("SIGKILL"), 5_000);
+      const timer = setTimeout(() => signalServer("SIGKILL"), STOP_GUARD_MS);
       await exited;
       clearTimeout(timer);
     }
