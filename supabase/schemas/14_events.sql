@@ -51,26 +51,33 @@ CREATE UNIQUE INDEX event_sequence_is_unique_per_account ON public.events USING 
 -- An account holder's read: their account's events in order.
 CREATE INDEX events_account_position_idx ON public.events USING btree (account_id, "position");
 
--- What a key is, as its events carry it.
+-- What a key is, as its events carry it. This and the two functions below are PL/pgSQL, not SQL:
+-- a SQL function with a pinned search_path is never inlined, and one called from a row trigger's
+-- statement is parsed and planned again on every row; PL/pgSQL plans once per session. An e-mail
+-- change moving 50,000 keys spent 9.9 s in the key trigger with SQL helpers, 4.6 s with these.
 CREATE FUNCTION cadence.key_event_data(p_key public.license_keys) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
-  select pg_catalog.jsonb_build_object(
+begin
+  return pg_catalog.jsonb_build_object(
     'license_key', p_key.key, 'account_id', p_key.belongs_to, 'active', p_key.active, 'system_name', p_key.system_name,
-    'email', p_key.email, 'time_zone', p_key.time_zone, 'alerts_muted', p_key.alerts_muted)
+    'email', p_key.email, 'time_zone', p_key.time_zone, 'alerts_muted', p_key.alerts_muted);
+end
 $$;
 
 COMMENT ON FUNCTION cadence.key_event_data(p_key public.license_keys) IS 'A license key as its events carry it: license_key, account_id (the account it belongs to), active, system_name, email (stored), time_zone, alerts_muted.';
 
 -- What an account is, as its events carry it.
 CREATE FUNCTION cadence.account_event_data(p_account public.accounts) RETURNS jsonb
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
-  select pg_catalog.jsonb_build_object(
+begin
+  return pg_catalog.jsonb_build_object(
     'account_id', p_account.id, 'email', p_account.email, 'display_name', p_account.display_name,
-    'time_zone', p_account.time_zone, 'offline_alert_after_seconds', extract(epoch from p_account.offline_alert_after)::integer)
+    'time_zone', p_account.time_zone, 'offline_alert_after_seconds', extract(epoch from p_account.offline_alert_after)::integer);
+end
 $$;
 
 COMMENT ON FUNCTION cadence.account_event_data(p_account public.accounts) IS 'An account as its events carry it: account_id, email, display_name, time_zone, offline_alert_after_seconds.';
@@ -79,10 +86,11 @@ COMMENT ON FUNCTION cadence.account_event_data(p_account public.accounts) IS 'An
 -- (account_id set to the account the key already belongs to, as an e-mail change does) is the
 -- pairing rule's bookkeeping, not a change; a stored e-mail changed by a move is part of the move.
 CREATE FUNCTION cadence.key_event_types(p_old public.license_keys, p_new public.license_keys) RETURNS text[]
-    LANGUAGE sql IMMUTABLE
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO ''
     AS $$
-  select pg_catalog.array_remove(array[
+begin
+  return pg_catalog.array_remove(array[
     case when p_old.belongs_to is distinct from p_new.belongs_to then 'license_key.moved' end,
     case when p_old.active and not p_new.active then 'license_key.suspended'
          when not p_old.active and p_new.active then 'license_key.reinstated' end,
@@ -91,7 +99,8 @@ CREATE FUNCTION cadence.key_event_types(p_old public.license_keys, p_new public.
            or (p_old.email <> p_new.email and p_old.belongs_to is not distinct from p_new.belongs_to)
          then 'license_key.updated' end,
     case when p_old.last_validated_at is null and p_new.last_validated_at is not null then 'license_key.first_validated' end
-  ], null)
+  ], null);
+end
 $$;
 
 COMMENT ON FUNCTION cadence.key_event_types(p_old public.license_keys, p_new public.license_keys) IS 'The events one update of a license key makes, in order: moved (its account changed), suspended or reinstated, system_name_changed, updated (key, stored e-mail, time zone or mute switch), first_validated.';
