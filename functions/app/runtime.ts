@@ -12,6 +12,7 @@ import { openPostgres, type PoolUse } from "./db/postgres.ts";
 import { isUnavailable } from "./db/unavailable.ts";
 import type { Deps } from "./deps.ts";
 import { edgeRuntimeKeepAlive, onEdgeRuntime } from "./edge-runtime.ts";
+import { followEvents } from "./events/follow-events.ts";
 import { clientIpSource, describeClientIp, everyAddressWarning } from "./http/client-ip.ts";
 import { importOptional } from "./import-optional.ts";
 import { kioskSightings } from "./kiosk/sightings.ts";
@@ -80,7 +81,8 @@ export interface Runtime {
  * holds every address is named at start in one warning line (http/client-ip.ts).
  * Every database gets a deadline on every statement (`DATABASE_DEADLINE_MS`) and the availability
  * layer that fails fast while it is down. Off Supabase, the process itself retries queued e-mails
- * every minute; on Supabase, pg_cron calls the `outbox` function instead.
+ * every minute and delivers events as they are recorded (events/follow-events.ts); on Supabase,
+ * pg_cron calls the `outbox` function instead.
  */
 export async function openRuntime(config: Config, log: Logger, observers?: RuntimeObservers): Promise<Runtime> {
   const edgeRuntime = onEdgeRuntime();
@@ -192,6 +194,8 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
   };
   if (!onSupabase) sweep();
   const sweeper = onSupabase ? undefined : setInterval(sweep, OUTBOX_SWEEP_MS);
+  // Events go out within about a second of their change, not at the next minute's pass.
+  const following = onSupabase ? undefined : followEvents(deps, { signal: stopping.signal });
   return {
     deps,
     describe: { database, ...(local && { psql: local.psql }), limiter: limiter.describe, mailer: config.MAILER, clientIp: describeClientIp(ipSource), ipv6RateLimitPrefix: `/${config.IPV6_RATE_LIMIT_PREFIX}` },
@@ -204,6 +208,8 @@ export async function openRuntime(config: Config, log: Logger, observers?: Runti
         log("info", "scheduled_pass_awaited", { reason: "the e-mails, alerts and checks under way finish before the database closes" });
         await sweeping;
       }
+      // The message under way is recorded as sent before the database closes, as the pass's e-mail is.
+      await following;
       venues.close();
       await limiter.close();
       // What kiosks were seen doing since the last write: written before the database goes.

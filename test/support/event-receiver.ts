@@ -22,6 +22,8 @@ export interface ReceivedMessage {
   verified: boolean;
   events: ReceivedEvent[];
   status: number;
+  /** When its body had arrived, epoch ms (the real clock). */
+  receivedAt: number;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function startEventReceiver(
         verified,
         events: verified ? (JSON.parse(raw) as { events: ReceivedEvent[] }).events : [],
         status: 200,
+        receivedAt: Date.now(),
       };
       const answer = verified ? (options.answer?.(message) ?? 200) : 401;
       messages.push(message);

@@ -1,0 +1,111 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import postgres from "postgres";
+import { startEventReceiver } from "../support/event-receiver.ts";
+
+// Issue 61, item 4: "with the receiver up, the p99 from change to delivery is 2 s or less". The
+// real server (functions/api/index.ts on DATABASE_URL, its own clock) delivers while staff and the
+// platform change keys; the receiver accepts every verified request and notes when each arrived.
+// An event's latency is its arrival less its occurred_at (the change's transaction start, so a
+// change's own statement time counts too). `npm run events:proof` runs it after the kill proof.
+
+export interface LatencyOptions {
+  /** A migrated database (superuser URL). */
+  url: string;
+  /** The Deno binary and the project's root, to run the server. */
+  deno: string;
+  root: string;
+  seconds: number;
+  keys: number;
+}
+
+export interface LatencyVerdict {
+  changes: number;
+  events: number;
+  messages: number;
+  /** Events recorded but not accepted once the changes stopped and the drain ended. */
+  missing: number;
+  unverified: number;
+  ms: { p50: number; p99: number; max: number };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+
+export async function measureDeliveryLatency(options: LatencyOptions): Promise<LatencyVerdict> {
+  const sql = postgres(options.url, { max: 6, onnotice: () => {} });
+  const [{ secret }] = await sql<{ secret: string }[]>`select cadence.new_webhook_secret() as secret`;
+  const receiver = await startEventReceiver({ secret });
+  let server: ChildProcess | undefined;
+  try {
+    await sql`update public.event_endpoints set enabled = false, disabled_at = now() where enabled`;
+    const [endpoint] = await sql<{ id: string }[]>`
+      insert into public.event_endpoints (url, secret, notify_email) values (${receiver.url}, ${secret}, 'latency@example.com') returning id`;
+    const tag = String(Date.now() % 1_000_000).padStart(6, "0");
+    const keys = Array.from({ length: options.keys }, (_, i) => `LAT${tag[0]}-${tag.slice(1, 5)}-${tag[5]}${String(i).padStart(3, "0")}-0001`);
+    for (const key of keys) {
+      const [account] = await sql<{ id: string }[]>`insert into public.accounts (email, display_name) values (${`${key.toLowerCase()}@example.com`}, 'Latency') returning id`;
+      await sql`insert into public.license_keys (key, account_id, email) values (${key}, ${account.id}, ${`${key.toLowerCase()}@example.com`})`;
+    }
+    let output = "";
+    server = spawn(options.deno, ["run", "-A", "functions/api/index.ts"], {
+      cwd: options.root,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, DATABASE_URL: options.url, PORT: "0", ADMIN_PORT: "0" },
+    });
+    server.stdout!.on("data", (chunk: Buffer) => (output += chunk));
+    server.stderr!.on("data", (chunk: Buffer) => (output += chunk));
+    while (!/"event":"listening"/.test(output)) {
+      if (server.exitCode !== null) throw new Error(`the server exited:\n${output}`);
+      await pause(50);
+    }
+    // What the start's own pass delivered (the keys' creation) is not measured: the changes start now.
+    const [{ first }] = await sql<{ first: string }[]>`select coalesce(max("position"), 0)::text as first from public.events`;
+    const deadline = Date.now() + options.seconds * 1000;
+    let changes = 0;
+    const change = async (lane: number) => {
+      for (let i = lane; Date.now() < deadline; i += 3) {
+        const key = keys[i % keys.length];
+        const which = i % 4;
+        if (which === 0) await sql`select * from cadence.suspend_license_key(${key})`;
+        else if (which === 1) await sql`select * from cadence.reinstate_license_key(${key})`;
+        else if (which === 2) await sql`update public.license_keys set time_zone = ${i % 8 < 4 ? "Europe/Berlin" : "UTC"} where key = ${key}`;
+        else await sql`select cadence.set_system_name(${key}, ${`Kiosk ${i % 1000}`})`;
+        changes += 1;
+        await pause(5);
+      }
+    };
+    await Promise.all([change(0), change(1), change(2)]);
+    const drainedBy = Date.now() + 120_000;
+    for (;;) {
+      const [{ owed }] = await sql<{ owed: number }[]>`
+        select count(*)::integer as owed from public.event_deliveries where endpoint_id = ${endpoint.id} and delivered_at is null`;
+      if (owed === 0 || Date.now() > drainedBy) break;
+      await pause(100);
+    }
+    const recorded = await sql<{ id: string; occurred: number }[]>`
+      select id, (extract(epoch from occurred_at) * 1000)::float8 as occurred from public.events where "position" > ${first}::bigint`;
+    const arrived = new Map<string, number>();
+    for (const message of receiver.messages) {
+      if (!message.verified || message.status !== 200) continue;
+      for (const event of message.events) if (!arrived.has(event.id)) arrived.set(event.id, message.receivedAt);
+    }
+    const latencies = recorded.filter((event) => arrived.has(event.id)).map((event) => arrived.get(event.id)! - event.occurred).sort((a, b) => a - b);
+    return {
+      changes,
+      events: recorded.length,
+      messages: receiver.messages.length,
+      missing: recorded.filter((event) => !arrived.has(event.id)).length,
+      unverified: receiver.messages.filter((message) => !message.verified).length,
+      ms: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1) ?? 0) },
+    };
+  } finally {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.once("exit", resolve));
+      server.kill("SIGTERM");
+      await exited;
+    }
+    await receiver.close();
+    await sql.end();
+  }
+}
