@@ -65,12 +65,14 @@ export async function measureDeliveryLatency(options: LatencyOptions): Promise<L
     let changes = 0;
     const change = async (lane: number) => {
       for (let i = lane; Date.now() < deadline; i += 3) {
+        // Each round over the keys makes another kind of change, each one a change (an event).
         const key = keys[i % keys.length];
-        const which = i % 4;
+        const round = Math.floor(i / keys.length);
+        const which = round % 4;
         if (which === 0) await sql`select * from cadence.suspend_license_key(${key})`;
         else if (which === 1) await sql`select * from cadence.reinstate_license_key(${key})`;
-        else if (which === 2) await sql`update public.license_keys set time_zone = ${i % 8 < 4 ? "Europe/Berlin" : "UTC"} where key = ${key}`;
-        else await sql`select cadence.set_system_name(${key}, ${`Kiosk ${i % 1000}`})`;
+        else if (which === 2) await sql`update public.license_keys set time_zone = ${round % 8 < 4 ? "Europe/Berlin" : "UTC"} where key = ${key}`;
+        else await sql`select cadence.set_system_name(${key}, ${`Kiosk ${round}`})`;
         changes += 1;
         await pause(5);
       }

@@ -36,6 +36,7 @@ export const RunOptions = z.object({
   churnShare: share.default(0),
   ipv6Share: share.default(0),
   seatPatterns: z.boolean().default(false),
+  events: z.boolean().default(false),
 }).strict();
 export type RunOptions = z.infer<typeof RunOptions>;
 
@@ -84,6 +85,7 @@ const FLAGS = {
   "copied-share": { type: "string", help: "--copied-share S      share of keys a second kiosk also uses, on a network of its own (0): the seat checks" },
   "churn-share": { type: "string", help: "--churn-share S       share of venues whose address changes once in the run, a DHCP renewal (0)" },
   "ipv6-share": { type: "string", help: "--ipv6-share S        share of venues on IPv6, a new privacy address in their /64 at every call (0)" },
+  events: { type: "boolean", help: "--events              an endpoint receives every event of the run (standardwebhooks verifies each): requests, at once, per second" },
   "seat-patterns": { type: "boolean", help: "--seat-patterns       add a key per pattern of the seat checks' corpus (test/simulate/seat-patterns.ts), calling as it does" },
   "seat-corpus": { type: "boolean", help: "--seat-corpus         no fleet: the seat checks' corpus on a fast clock, its confusion matrix (with --hours, --instances, --seed, --json)" },
   hours: { type: "string", help: "--hours H             with --seat-corpus: simulated hours (24)" },

@@ -11,6 +11,7 @@ import { migratedDatabase } from "../bench/database.ts";
 import { ChangeLedger } from "./change-ledger.ts";
 import { type CorpusOptions, type CostOptions, parseOptions, type RunOptions, USAGE } from "./options.ts";
 import { costProfiles } from "./cost.ts";
+import { openEventReceiving } from "./event-receiving.ts";
 import { DarkLedger, darkWindow, judgeAlerts, prepareAlerts, runPasses, zoneForTenOClock } from "./dark-kiosks.ts";
 import { injectFaults } from "./faults.ts";
 import { loopDelayMs, serverDurations } from "./server-metrics.ts";
@@ -121,6 +122,8 @@ async function simulate(options: RunOptions): Promise<number> {
     if (options.statements) await countStatementsFromHere(sql);
   }, options.statements ? STATEMENT_SETTINGS : {});
   if (options.registerVenues) log(`registered ${registeredVenues} venue addresses for their kiosks`);
+  const receiving = options.events ? await openEventReceiving(production.sql) : undefined;
+  if (receiving) log("an endpoint receives every event the run records");
   // Ended from outside (Ctrl-C, a test past its deadline): stop what it started, then exit, so no
   // Postgres, PgBouncer, redis-server or entry outlives the run.
   const ended = () => void production.stop().finally(() => Deno.exit(143));
@@ -274,6 +277,9 @@ async function simulate(options: RunOptions): Promise<number> {
       for (const line of production.server.logs().split("\n").filter((l) => /sighting|database_(un)?available/.test(l)).slice(0, 20)) log(`server: ${line}`);
       log(`unexpected: offline alerts: ${alerts.falseAlerts} false, ${alerts.late} later than one run, ${alerts.missed} dark kiosks not alerted and recovered`);
     }
+    // What is owed when the run ends goes out within two minutes, or counts as missing.
+    const events = receiving && await receiving.judge(120_000);
+    if (events && events.missing + events.unverified > 0) log(`unexpected: events: ${events.missing} of ${events.recorded} not received, ${events.unverified} requests not verified`);
     const round = (seconds: number) => Math.round(seconds * 100) / 100;
     const byMinute: Minute[] = cpuReadings.slice(1).map((reading, minute) => {
       const before = cpuReadings[minute];
@@ -312,7 +318,7 @@ async function simulate(options: RunOptions): Promise<number> {
       byMinute,
       cores: cpus().length,
       unexpected: tally.unexpected + (booting.booted < booting.expected ? booting.expected - booting.booted : 0) + changes.made - changes.seenInTime + alerts.falseAlerts + alerts.late + alerts.missed + seats.falseFlags +
-        seatPatternFlags.length,
+        seatPatternFlags.length + (events ? events.missing + events.unverified : 0),
       latencyMs: tally.latencyMs(),
       changes,
       perKioskDay: {
@@ -327,6 +333,7 @@ async function simulate(options: RunOptions): Promise<number> {
       peakConnections: { ...peak, toServer: gateway.most() },
       alerts,
       seats,
+      ...(events ? { events } : {}),
       wait: {
         kiosk: tally.latencies.summary(),
         gateway: tally.gatewayWaits.summary(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EventsReceived } from "./event-receiving.ts";
 
 /** What a fleet costs per kiosk and per day: the measured per-kiosk rate, scaled to 24 hours. */
 export const PerKioskDay = z.object({
@@ -124,6 +125,8 @@ export const Summary = z.object({
     falseAlerts: z.number().int(),
     emails: z.number().int(),
   }).optional(),
+  /** What an endpoint received (`--events`, event-receiving.ts); absent without it. */
+  events: EventsReceived.optional(),
   /** Where the answers' time went (`Wait`); absent in older summaries. */
   wait: Wait.optional(),
   /** The fleet's boot and when it converged (`Boot`); absent in older summaries. */
