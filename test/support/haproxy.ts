@@ -32,6 +32,13 @@ export interface RunningProxy {
   certificate: string;
   /** Everything HAProxy printed so far, its log included ([LOGGING]). */
   logs(): string;
+  /**
+   * The connections the proxy counts open under `key` (`conn_cur` of a stick table, read on its
+   * stats socket): a client's (an IPv4 address, an IPv6 /64 as `x:x:x:x::`) in the frontend's
+   * table `cadence`, a site's (an IPv6 /48 as `x:x:x::`) in `per-site`. What the caps judge, once
+   * HAProxy has accepted and tracked the connections.
+   */
+  openCount(key: string, table?: "cadence" | "per-site"): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -64,7 +71,9 @@ export async function startProxy(workers: WorkerSettings, descriptors: number): 
   const shipped = readFileSync(CONFIG, "utf8");
   if (!/^global\n/m.test(shipped) || !/^defaults cadence\n/m.test(shipped)) throw new Error(`${CONFIG}: no global or defaults section to add logging to`);
   const config = join(dir, "haproxy.cfg");
-  writeFileSync(config, shipped.replace(/^global\n/m, `global\n${LOGGING.global}`).replace(/^defaults cadence\n/m, `defaults cadence\n${LOGGING.defaults}`));
+  // A stats socket in the test's own directory (0700), for `openCount`.
+  const stats = join(dir, "stats.sock");
+  writeFileSync(config, shipped.replace(/^global\n/m, `global\n${LOGGING.global}    stats socket ${stats} mode 600\n`).replace(/^defaults cadence\n/m, `defaults cadence\n${LOGGING.defaults}`));
   const settings = join(dir, "workers.env");
   writeFileSync(settings, `PORT=${workers.PORT}\nADMIN_PORT=${workers.ADMIN_PORT}\n`);
   const servers = join(dir, "servers.cfg");
@@ -99,6 +108,18 @@ export async function startProxy(workers: WorkerSettings, descriptors: number): 
     pid: child.pid ?? 0,
     certificate,
     logs: output,
+    openCount: (key, table = "cadence") => new Promise<number>((resolve, reject) => {
+      let shown = "";
+      const socket = connect(stats, () => socket.end(`show table ${table}\n`));
+      socket.on("data", (chunk: Buffer) => (shown += chunk));
+      socket.on("error", reject);
+      socket.on("close", () => {
+        // As HAProxy prints an IPv6 key (inet_ntop: compressed, no leading zeros); IPv4 is mapped.
+        const printed = key.includes(":") ? new URL(`http://[${key}]/`).hostname.slice(1, -1) : `::ffff:${key}`;
+        const entry = shown.split("\n").find((line) => line.includes(` key=${printed} `));
+        resolve(Number(/conn_cur=(\d+)/.exec(entry ?? "")?.[1] ?? 0));
+      });
+    }),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
