@@ -494,6 +494,8 @@ REVOKE ALL ON FUNCTION cadence.key_event_types(p_old public.license_keys, p_new 
 
 REVOKE ALL ON FUNCTION cadence.record_key_changes() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION cadence.record_updated_keys() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION cadence.number_new_key() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION cadence.record_new_keys() FROM PUBLIC;

@@ -5,7 +5,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(24);
+select plan(27);
 
 -- The API roles that may execute a function: none of these, which only triggers call.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -48,6 +48,22 @@ select results_eq($$select type, sequence, previous_account_id from public.event
   'record_key_changes: the first validation and a move are events, a later validation is not');
 select is((select events_sequence from public.license_keys where key = 'EVTS-0000-0000-0001'), 3::bigint,
   'record_key_changes: the key''s counter holds its last number');
+
+select has_function('cadence', 'record_updated_keys', 'record_updated_keys exists');
+insert into public.license_keys (key, account_id, email) values
+  ('EVTS-0000-0000-0002', 'e9000000-0000-4000-8000-000000000002', 'events-b@example.com'),
+  ('EVTS-0000-0000-0003', 'e9000000-0000-4000-8000-000000000002', 'events-b@example.com');
+update public.license_keys set system_name = key where key in ('EVTS-0000-0000-0002', 'EVTS-0000-0000-0003');
+select results_eq($$select license_key, type, sequence from public.events where license_key in ('EVTS-0000-0000-0002', 'EVTS-0000-0000-0003') order by position$$,
+  $$values ('EVTS-0000-0000-0002', 'license_key.created', 1::bigint), ('EVTS-0000-0000-0003', 'license_key.created', 1::bigint),
+           ('EVTS-0000-0000-0002', 'license_key.system_name_changed', 2::bigint), ('EVTS-0000-0000-0003', 'license_key.system_name_changed', 2::bigint)$$,
+  'record_updated_keys: one statement naming two keys records each key''s event once, after the statement, in key order');
+update public.license_keys set key = case key when 'EVTS-0000-0000-0002' then 'EVTS-0000-0000-0005' else key end, active = false
+ where key in ('EVTS-0000-0000-0002', 'EVTS-0000-0000-0003');
+select results_eq($$select license_key, type, sequence from public.events where license_key in ('EVTS-0000-0000-0003', 'EVTS-0000-0000-0005') and sequence > 2 order by license_key, sequence$$,
+  $$values ('EVTS-0000-0000-0003', 'license_key.suspended', 3::bigint), ('EVTS-0000-0000-0005', 'license_key.suspended', 3::bigint),
+           ('EVTS-0000-0000-0005', 'license_key.updated', 4::bigint)$$,
+  'record_updated_keys: a key renamed beside another''s change has its events once, written by record_key_changes');
 
 select has_function('cadence', 'record_account_changes', 'record_account_changes exists');
 update public.accounts set auth_link_attempts = 1, auth_link_error = 'down' where id = 'e9000000-0000-4000-8000-000000000001';
