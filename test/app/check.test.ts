@@ -69,6 +69,38 @@ async function brokenFrequencies(upstream: string): Promise<{ url: string; close
   };
 }
 
+/**
+ * A deployment whose fixed window of the per-IP limit ends in the middle of the limit probe: it
+ * forwards everything to `upstream` except the probe's reads (a schedule read claiming a client in
+ * X-Real-IP), which it answers as that window's end does (unknown key, RateLimit-Remaining 9 to 6,
+ * then 9 to 3 in the next window, no 429).
+ */
+async function windowEndsMidProbe(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+  const remaining = [9, 8, 7, 6, 9, 8, 7, 6, 5, 4, 3];
+  let reads = 0;
+  const server: Server = createServer(async (request, response) => {
+    if (/^\/api\/v2\/licenses\/[^/]+\/schedule$/.test(request.url ?? "") && request.headers["x-real-ip"]) {
+      const left = remaining[Math.min(reads++, remaining.length - 1)];
+      response.writeHead(404, { "content-type": "application/json", "ratelimit-limit": "10", "ratelimit-remaining": String(left), "ratelimit-reset": "30" });
+      response.end(JSON.stringify({ message: "unknown_license" }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const answer = await fetch(upstream + request.url, {
+      method: request.method,
+      headers: Object.fromEntries(Object.entries(request.headers).filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[0] !== "host")),
+      body: ["GET", "HEAD"].includes(request.method ?? "GET") ? undefined : Buffer.concat(chunks),
+    });
+    response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 describe("npm run check (functions/cli/check.ts) against a running deployment", () => {
   const database = scopedDatabase();
 
@@ -122,8 +154,21 @@ describe("npm run check (functions/cli/check.ts) against a running deployment", 
   it("passes the limit probe from a peer that is not a trusted proxy: its forged X-Real-IP is not believed", async () => {
     await withServer({ ...database.serverEnv, CLIENT_IP_HEADER: "x-real-ip", TRUSTED_PROXIES: "127.0.0.2" }, async (server) => {
       const { code, stdout } = await runCheck(["--url", server.url, "--limits"]);
-      expect(stdout).toMatch(/PASS GET \/api\/v2\/licenses\/\{key\}\/schedule ×11.*limits hold: read \d+ of 11 got 429, forged client IPs opened no bucket/);
+      // Read 11 gets 429, unless the limit's window of a minute ended between the reads (below).
+      expect(stdout).toMatch(/PASS GET \/api\/v2\/licenses\/\{key\}\/schedule ×11.*limits hold: (read \d+ of 11 got 429, forged client IPs opened no bucket|the 11 reads counted in one bucket of 10 a minute, whose window ended between them)/);
       expect(code).toBe(0);
+    });
+  });
+
+  it("passes the limit probe when the limit's window ends between its reads: one bucket, counted again from the window's start, no 429", async () => {
+    await withServer(database.serverEnv, async (server) => {
+      const deployment = await windowEndsMidProbe(server.url);
+      try {
+        const { stdout } = await runCheck(["--url", deployment.url, "--limits"]);
+        expect(stdout).toMatch(/PASS GET \/api\/v2\/licenses\/\{key\}\/schedule ×11.*: limits hold: the 11 reads counted in one bucket of 10 a minute, whose window ended between them, so none got 429/);
+      } finally {
+        await deployment.close();
+      }
     });
   });
 
