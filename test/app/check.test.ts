@@ -2,7 +2,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import { join } from "node:path";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { childEnv } from "../support/child-env.ts";
@@ -41,26 +41,25 @@ async function withServer<T>(env: Record<string, string>, use: (server: RunningS
 }
 
 /**
- * A deployment broken in one place: it forwards everything to `upstream` except the frequencies,
- * where it answers eight instead of nine.
+ * A deployment in front of `upstream`: `answer` answers the requests it wants to (and says so), and
+ * everything else is forwarded as it came.
  */
-async function brokenFrequencies(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+async function deploymentInFront(
+  upstream: string,
+  answer: (request: IncomingMessage, response: ServerResponse) => boolean,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer(async (request, response) => {
-    if (request.url === "/api/v2/frequencies") {
-      const eight = Array.from({ length: 8 }, (_, i) => ({ id: i + 1, name: `f${i + 1}`, value: 100 * (i + 1) }));
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(eight));
-      return;
-    }
+    if (answer(request, response)) return;
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string" && name !== "host") headers.set(name, value);
-    const answer = await fetch(upstream + request.url, {
+    const forwarded = await fetch(upstream + request.url, {
       method: request.method,
       headers,
       body: ["GET", "HEAD"].includes(request.method ?? "GET") ? undefined : Buffer.concat(chunks),
     });
-    response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+    response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers)).end(Buffer.from(await forwarded.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
@@ -69,36 +68,30 @@ async function brokenFrequencies(upstream: string): Promise<{ url: string; close
   };
 }
 
+/** A deployment broken in one place: the frequencies answer eight instead of nine. */
+const brokenFrequencies = (upstream: string) =>
+  deploymentInFront(upstream, (request, response) => {
+    if (request.url !== "/api/v2/frequencies") return false;
+    const eight = Array.from({ length: 8 }, (_, i) => ({ id: i + 1, name: `f${i + 1}`, value: 100 * (i + 1) }));
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(eight));
+    return true;
+  });
+
 /**
- * A deployment whose fixed window of the per-IP limit ends in the middle of the limit probe: it
- * forwards everything to `upstream` except the probe's reads (a schedule read claiming a client in
- * X-Real-IP), which it answers as that window's end does (unknown key, RateLimit-Remaining 9 to 6,
- * then 9 to 3 in the next window, no 429).
+ * A deployment whose fixed window of the per-IP limit ends in the middle of the limit probe: the
+ * probe's reads (a schedule read claiming a client in X-Real-IP) are answered as that window's end
+ * answers them (unknown key, RateLimit-Remaining 9 to 6, then 9 to 3 in the next window, no 429).
  */
-async function windowEndsMidProbe(upstream: string): Promise<{ url: string; close(): Promise<void> }> {
+function windowEndsMidProbe(upstream: string) {
   const remaining = [9, 8, 7, 6, 9, 8, 7, 6, 5, 4, 3];
   let reads = 0;
-  const server: Server = createServer(async (request, response) => {
-    if (/^\/api\/v2\/licenses\/[^/]+\/schedule$/.test(request.url ?? "") && request.headers["x-real-ip"]) {
-      const left = remaining[Math.min(reads++, remaining.length - 1)];
-      response.writeHead(404, { "content-type": "application/json", "ratelimit-limit": "10", "ratelimit-remaining": String(left), "ratelimit-reset": "30" });
-      response.end(JSON.stringify({ message: "unknown_license" }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const answer = await fetch(upstream + request.url, {
-      method: request.method,
-      headers: Object.fromEntries(Object.entries(request.headers).filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[0] !== "host")),
-      body: ["GET", "HEAD"].includes(request.method ?? "GET") ? undefined : Buffer.concat(chunks),
-    });
-    response.writeHead(answer.status, Object.fromEntries(answer.headers)).end(Buffer.from(await answer.arrayBuffer()));
+  return deploymentInFront(upstream, (request, response) => {
+    if (!/^\/api\/v2\/licenses\/[^/]+\/schedule$/.test(request.url ?? "") || !request.headers["x-real-ip"]) return false;
+    const left = remaining[Math.min(reads++, remaining.length - 1)];
+    response.writeHead(404, { "content-type": "application/json", "ratelimit-limit": "10", "ratelimit-remaining": String(left), "ratelimit-reset": "30" });
+    response.end(JSON.stringify({ message: "unknown_license" }));
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 describe("npm run check (functions/cli/check.ts) against a running deployment", () => {
