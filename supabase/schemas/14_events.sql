@@ -173,7 +173,9 @@ begin
     join old_rows as o on o.key = n.key and o.events_sequence <> n.events_sequence
     cross join lateral (select cadence.key_event_types(o::public.license_keys, n::public.license_keys) as types) as c
     cross join lateral unnest(c.types) with ordinality as t(type, at)
-   where not exists (select from public.events as e where e.license_key = n.key and e.sequence = n.events_sequence)
+   -- A probe per row, never a join: a session caches this plan, and one planned for a statement of
+   -- 100,000 rows as an anti-join read the whole events table on every later one-key edit (470 ms).
+   where (select true from public.events as e where e.license_key = n.key and e.sequence = n.events_sequence) is null
    order by n.key, t.at;
   return null;
 end
