@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import postgres from "postgres";
-import { startEventReceiver } from "../support/event-receiver.ts";
+import { openTestEndpoint } from "./test-endpoint.ts";
 
 // Issue 61, item 4: "with the receiver up, the p99 from change to delivery is 2 s or less". The
 // real server (functions/api/index.ts on DATABASE_URL, its own clock) delivers while staff and the
@@ -34,13 +34,9 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 export async function measureDeliveryLatency(options: LatencyOptions): Promise<LatencyVerdict> {
   const sql = postgres(options.url, { max: 6, onnotice: () => {} });
-  const [{ secret }] = await sql<{ secret: string }[]>`select cadence.new_webhook_secret() as secret`;
-  const receiver = await startEventReceiver({ secret });
+  const endpoint = await openTestEndpoint(sql, { notifyEmail: "latency@example.com" });
   let server: ChildProcess | undefined;
   try {
-    await sql`update public.event_endpoints set enabled = false, disabled_at = now() where enabled`;
-    const [endpoint] = await sql<{ id: string }[]>`
-      insert into public.event_endpoints (url, secret, notify_email) values (${receiver.url}, ${secret}, 'latency@example.com') returning id`;
     const tag = String(Date.now() % 1_000_000).padStart(6, "0");
     const keys = Array.from({ length: options.keys }, (_, i) => `LAT${tag[0]}-${tag.slice(1, 5)}-${tag[5]}${String(i).padStart(3, "0")}-0001`);
     for (const key of keys) {
@@ -60,7 +56,7 @@ export async function measureDeliveryLatency(options: LatencyOptions): Promise<L
       await pause(50);
     }
     // What the start's own pass delivered (the keys' creation) is not measured: the changes start now.
-    const [{ first }] = await sql<{ first: string }[]>`select coalesce(max("position"), 0)::text as first from public.events`;
+    const startedAt = Date.now();
     const deadline = Date.now() + options.seconds * 1000;
     let changes = 0;
     const change = async (lane: number) => {
@@ -78,17 +74,10 @@ export async function measureDeliveryLatency(options: LatencyOptions): Promise<L
       }
     };
     await Promise.all([change(0), change(1), change(2)]);
-    const drainedBy = Date.now() + 120_000;
-    for (;;) {
-      const [{ owed }] = await sql<{ owed: number }[]>`
-        select count(*)::integer as owed from public.event_deliveries where endpoint_id = ${endpoint.id} and delivered_at is null`;
-      if (owed === 0 || Date.now() > drainedBy) break;
-      await pause(100);
-    }
-    const recorded = await sql<{ id: string; occurred: number }[]>`
-      select id, (extract(epoch from occurred_at) * 1000)::float8 as occurred from public.events where "position" > ${first}::bigint`;
+    await endpoint.drain(120_000);
+    const recorded = (await endpoint.recorded()).filter((event) => event.occurred >= startedAt);
     const arrived = new Map<string, number>();
-    for (const message of receiver.messages) {
+    for (const message of endpoint.receiver.messages) {
       if (!message.verified || message.status !== 200) continue;
       for (const event of message.events) if (!arrived.has(event.id)) arrived.set(event.id, message.receivedAt);
     }
@@ -96,9 +85,9 @@ export async function measureDeliveryLatency(options: LatencyOptions): Promise<L
     return {
       changes,
       events: recorded.length,
-      messages: receiver.messages.length,
+      messages: endpoint.receiver.messages.length,
       missing: recorded.filter((event) => !arrived.has(event.id)).length,
-      unverified: receiver.messages.filter((message) => !message.verified).length,
+      unverified: endpoint.receiver.messages.filter((message) => !message.verified).length,
       ms: { p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1) ?? 0) },
     };
   } finally {
@@ -107,7 +96,7 @@ export async function measureDeliveryLatency(options: LatencyOptions): Promise<L
       server.kill("SIGTERM");
       await exited;
     }
-    await receiver.close();
+    await endpoint.receiver.close();
     await sql.end();
   }
 }

@@ -1,31 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import postgres from "postgres";
-import { type ReceivedMessage, startEventReceiver } from "../support/event-receiver.ts";
+import { type DeliveryVerdict, judgeDelivery } from "./delivery-verdict.ts";
+import { openTestEndpoint } from "./test-endpoint.ts";
 
-// Issue 61, item 4: events proven as a receiver sees them. Staff edits and lifecycle changes run
-// against a real database while a delivery worker (test/events/delivery-worker.ts, the app's
-// deliverEvents under Deno) is killed with SIGKILL every `killEveryMs`, and the receiver, which
-// verifies every request with the `standardwebhooks` package, fails half of them at random. Then
-// the worker drains what is left, and the verdict compares what arrived with what was recorded.
-// The test suite runs a short version (test/events/delivery-proof.test.ts); `npm run events:proof`
-// the issue's five minutes.
+// Issue 61, item 4, for the delivery worker alone, on a clock 20 times faster than the real one so
+// that half the requests can fail and their backoffs still pass in seconds. Staff edits and
+// lifecycle changes run against a real database while a delivery worker
+// (test/events/delivery-worker.ts, the app's deliverEvents under Deno) is killed with SIGKILL every
+// `killEveryMs`, and the receiver, which verifies every request with the `standardwebhooks`
+// package, fails half of them at random. Then the worker drains what is left, and the verdict
+// compares what arrived with what was recorded (test/events/delivery-proof.test.ts). The issue's
+// proof, the whole server killed on the real clock, is test/simulate/server-kill-proof.ts.
 
-/** What the proof saw; a run holds when `missing`, `underSeveralIds`, `outOfOrder` and `unverified` are all 0. */
-export interface ProofVerdict {
-  events: number;
-  messages: number;
-  refused: number;
+/** What the proof saw; it holds when the delivery verdict's `missing`, `underSeveralIds`, `outOfOrder` and `unverified` are all 0. */
+export interface ProofVerdict extends DeliveryVerdict {
   kills: number;
-  /** Events recorded but never accepted. */
-  missing: number;
-  /** Events accepted under more than one webhook-id. */
-  underSeveralIds: number;
-  /** Events that arrived, for the first time, after a later one of their key (or account). */
-  outOfOrder: number;
-  /** Requests the package did not verify. */
-  unverified: number;
-  /** Accepted again under the same webhook-id: at-least-once's duplicates, allowed. */
-  duplicates: number;
 }
 
 export interface ProofOptions {
@@ -64,17 +53,10 @@ export async function proveDelivery(options: ProofOptions): Promise<ProofVerdict
   const random = seeded(options.seed);
   const epoch = Date.now();
   const clock = () => epoch + (Date.now() - epoch) * CLOCK_RATE;
-  const [{ secret }] = await sql<{ secret: string }[]>`select cadence.new_webhook_secret() as secret`;
-  const receiver = await startEventReceiver({ secret, clock, answer: () => (random() < 0.5 ? 500 : 200) });
+  const endpoint = await openTestEndpoint(sql, { notifyEmail: "proof@example.com", batchSize: 50, clock, answer: () => (random() < 0.5 ? 500 : 200) });
   let worker: ChildProcess | undefined;
   let kills = 0;
   try {
-    await sql`update public.event_endpoints set enabled = false, disabled_at = now() where enabled`;
-    const [{ first }] = await sql<{ first: string }[]>`select coalesce(max("position"), 0)::text as first from public.events`;
-    const [endpoint] = await sql<{ id: string }[]>`
-      insert into public.event_endpoints (url, secret, batch_size, notify_email, next_attempt_at)
-      values (${receiver.url}, ${secret}, 50, 'proof@example.com', ${new Date(epoch).toISOString()}) returning id`;
-
     const start = () => {
       worker = spawn(options.deno, ["run", "-A", "test/events/delivery-worker.ts"], {
         cwd: options.root,
@@ -119,55 +101,12 @@ export async function proveDelivery(options: ProofOptions): Promise<ProofVerdict
     await Promise.all([change(), change(), change(), killer]);
 
     // The drain: the last worker is left alone until the endpoint owes nothing.
-    const drainedBy = Date.now() + options.drainMs;
-    for (;;) {
-      const [{ owed }] = await sql<{ owed: number }[]>`
-        select count(*)::integer as owed from public.event_deliveries where endpoint_id = ${endpoint.id} and delivered_at is null`;
-      if (owed === 0 || Date.now() > drainedBy) break;
-      await pause(100);
-    }
+    await endpoint.drain(options.drainMs);
     await kill();
-
-    const recorded = await sql<{ id: string; stream: string; sequence: string }[]>`
-      select id, coalesce(license_key, account_id::text) as stream, sequence::text
-        from public.events where "position" > ${first}::bigint order by "position"`;
-    return judge(recorded, receiver.messages, kills);
+    return { ...judgeDelivery(await endpoint.recorded(), endpoint.receiver.messages), kills };
   } finally {
     worker?.kill("SIGKILL");
-    await receiver.close();
+    await endpoint.receiver.close();
     await sql.end();
   }
-}
-
-function judge(recorded: Array<{ id: string; stream: string; sequence: string }>, messages: ReceivedMessage[], kills: number): ProofVerdict {
-  const accepted = messages.filter((message) => message.verified && message.status >= 200 && message.status < 300);
-  const idsOf = new Map<string, Set<string>>();
-  const lastOf = new Map<string, number>();
-  let outOfOrder = 0;
-  let duplicates = 0;
-  for (const message of accepted) {
-    for (const event of message.events) {
-      const ids = idsOf.get(event.id) ?? new Set<string>();
-      if (idsOf.has(event.id)) {
-        duplicates += 1;
-      } else {
-        const stream = event.license_key ?? event.account_id ?? "";
-        if (event.sequence !== (lastOf.get(stream) ?? event.sequence - 1) + 1) outOfOrder += 1;
-        lastOf.set(stream, event.sequence);
-      }
-      ids.add(message.webhookId);
-      idsOf.set(event.id, ids);
-    }
-  }
-  return {
-    events: recorded.length,
-    messages: messages.length,
-    refused: messages.filter((message) => message.status >= 300).length,
-    kills,
-    missing: recorded.filter((event) => !idsOf.has(event.id)).length,
-    underSeveralIds: [...idsOf.values()].filter((ids) => ids.size > 1).length,
-    outOfOrder,
-    unverified: messages.filter((message) => !message.verified).length,
-    duplicates,
-  };
 }

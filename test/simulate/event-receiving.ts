@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { z } from "zod";
-import { startEventReceiver } from "../support/event-receiver.ts";
+import { openTestEndpoint } from "../events/test-endpoint.ts";
 
 // `--events` (issue 61, item 3): an automation platform's endpoint receives every event the run
 // records, verifying each request with the `standardwebhooks` package; the summary says how the
@@ -25,24 +25,14 @@ export type EventsReceived = z.infer<typeof EventsReceived>;
 
 /** An endpoint (the only one enabled) with its receiver; `judge` reads what arrived once the run has ended. */
 export async function openEventReceiving(sql: postgres.Sql, batchSize = 100) {
-  const [{ secret }] = await sql<{ secret: string }[]>`select cadence.new_webhook_secret() as secret`;
-  const receiver = await startEventReceiver({ secret });
-  await sql`update public.event_endpoints set enabled = false, disabled_at = now() where enabled`;
-  const [endpoint] = await sql<{ id: string }[]>`
-    insert into public.event_endpoints (url, secret, batch_size, notify_email) values (${receiver.url}, ${secret}, ${batchSize}, 'simulate@example.com') returning id`;
-  const [{ first }] = await sql<{ first: string }[]>`select coalesce(max("position"), 0)::text as first from public.events`;
+  const endpoint = await openTestEndpoint(sql, { notifyEmail: "simulate@example.com", batchSize });
+  const { receiver } = endpoint;
   return {
     /** Waits up to `drainMs` for what is owed, then counts. */
     async judge(drainMs: number): Promise<EventsReceived> {
-      const until = Date.now() + drainMs;
-      for (;;) {
-        const [{ owed }] = await sql<{ owed: number }[]>`
-          select count(*)::integer as owed from public.event_deliveries where endpoint_id = ${endpoint.id} and delivered_at is null`;
-        if (owed === 0 || Date.now() > until) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      await endpoint.drain(drainMs);
       await receiver.close();
-      const recorded = await sql<{ id: string; type: string }[]>`select id, type from public.events where "position" > ${first}::bigint`;
+      const recorded = await endpoint.recorded();
       const accepted = new Set(receiver.accepted().map((event) => event.id));
       const byType: Record<string, number> = {};
       for (const event of recorded) byType[event.type] = (byType[event.type] ?? 0) + 1;

@@ -25,6 +25,11 @@ export interface KioskContext {
   booted(): void;
   /** When the fleet's dark kiosks stop calling, and where what they did is kept; absent: none goes dark. */
   dark?: { window: DarkWindow; ledger: DarkLedger };
+  /**
+   * Base URLs of servers killed with SIGKILL on purpose (events-proof): a request they cut or
+   * refused is counted `killed`, as expected, and the kiosk tries again at its next look.
+   */
+  killed?: Set<string>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -37,12 +42,18 @@ async function send(kiosk: Kiosk, context: KioskContext, asked: Asked, path: str
   headers.set("cf-connecting-ip", addressAt(kiosk, context.now()));
   if (asked.ifNoneMatch) headers.set("if-none-match", asked.ifNoneMatch);
   const sentAt = context.now();
+  const baseUrl = context.baseUrl;
   let response: Response;
   let body: string;
   let waitedMs: number;
   try {
-    ({ response, body, waitedMs } = await context.gateway.fetch(context.baseUrl + path, { ...init, headers, signal: AbortSignal.timeout(context.timeoutMs) }));
+    ({ response, body, waitedMs } = await context.gateway.fetch(baseUrl + path, { ...init, headers, signal: AbortSignal.timeout(context.timeoutMs) }));
   } catch (error) {
+    if (context.killed?.has(baseUrl)) {
+      context.tally.record(asked.route, sentAt, "killed", undefined, undefined);
+      context.ledger.deferred(kiosk.key, context.pollMs * (1 + context.jitter));
+      return { problem: "its server was killed" };
+    }
     const timedOut = error instanceof DOMException && error.name === "TimeoutError";
     const problem = timedOut ? `no answer within ${context.timeoutMs} ms` : String(error);
     context.tally.record(asked.route, sentAt, timedOut ? "timeout" : "error", undefined, `${asked.route}: ${problem}`);
