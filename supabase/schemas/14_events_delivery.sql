@@ -159,6 +159,28 @@ $$;
 
 COMMENT ON FUNCTION cadence.event_message(p_event public.events) IS 'An event as delivered: id, type, occurred_at, sequence, license_key (key events), account_id, previous_account_id (moves), data.';
 
+CREATE FUNCTION cadence.endpoint_owes_events(p_endpoint uuid) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select exists (select from public.event_batches as b where b.endpoint_id = p_endpoint and b.delivered_at is null)
+      or exists (select from public.event_deliveries as d where d.endpoint_id = p_endpoint and d.batch_id is null)
+$$;
+
+COMMENT ON FUNCTION cadence.endpoint_owes_events(p_endpoint uuid) IS 'Whether the endpoint has something to send: its unaccepted message, or events not yet in a message.';
+
+-- What a job may ask every second before it calls the delivery (supabase/README.md, the events job):
+-- one indexed look per enabled endpoint, so a call is made only when a claim would find something.
+CREATE FUNCTION cadence.events_are_due() RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO ''
+    AS $$
+  select exists (select from public.event_endpoints as p
+                  where p.enabled and p.next_attempt_at <= pg_catalog.now() and cadence.endpoint_owes_events(p.id))
+$$;
+
+COMMENT ON FUNCTION cadence.events_are_due() IS 'Whether an enabled endpoint is due (not leased, not waiting out a backoff) and has something to send: what cadence.claim_event_batch would claim now.';
+
 CREATE FUNCTION cadence.claim_event_batch(p_now timestamp with time zone, p_lease_seconds integer) RETURNS TABLE(batch_id uuid, endpoint_id uuid, url text, secrets text[], attempts integer, failures integer, failing_since timestamp with time zone, events jsonb)
     LANGUAGE plpgsql
     SET search_path TO ''
@@ -175,9 +197,7 @@ begin
   -- every time, and delivery starved (5 messages in 40 s of edits at 1,000 a second).
   select p.* into v_endpoint
     from public.event_endpoints as p
-   where p.enabled and p.next_attempt_at <= p_now
-     and (exists (select from public.event_batches as b where b.endpoint_id = p.id and b.delivered_at is null)
-          or exists (select from public.event_deliveries as d where d.endpoint_id = p.id and d.batch_id is null))
+   where p.enabled and p.next_attempt_at <= p_now and cadence.endpoint_owes_events(p.id)
    order by p.next_attempt_at, p.id
    limit 1
      for no key update skip locked;

@@ -537,6 +537,12 @@ GRANT SELECT(data) ON TABLE public.events TO authenticated;
 -- 14_events_delivery.sql: the API delivers (service_role); staff configure endpoints, rotate secrets,
 -- enable and replay as the owner. Account holders hold nothing here: no endpoint, secret or delivery.
 
+REVOKE ALL ON FUNCTION cadence.endpoint_owes_events(p_endpoint uuid) FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.endpoint_owes_events(p_endpoint uuid) TO service_role;
+
+REVOKE ALL ON FUNCTION cadence.events_are_due() FROM PUBLIC;
+GRANT ALL ON FUNCTION cadence.events_are_due() TO service_role;
+
 REVOKE ALL ON FUNCTION cadence.claim_event_batch(p_now timestamp with time zone, p_lease_seconds integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION cadence.claim_event_batch(p_now timestamp with time zone, p_lease_seconds integer) TO service_role;
 

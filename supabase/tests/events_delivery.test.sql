@@ -5,7 +5,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(29);
+select plan(36);
 
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
   select array(select r from unnest(array['anon', 'authenticated', 'service_role']) as r
@@ -34,6 +34,19 @@ insert into public.license_keys (key, account_id, email) values ('DLVR-0000-0000
 update public.license_keys set active = false where key = 'DLVR-0000-0000-0001';
 select is((select count(*) from public.event_deliveries where endpoint_id = 'ea000000-0000-4000-8000-000000000001'), 3::bigint,
   'queue_event_deliveries: each event recorded is owed to the enabled endpoint');
+
+-- cadence.endpoint_owes_events, cadence.events_are_due
+select has_function('cadence', 'endpoint_owes_events', array['uuid'], 'endpoint_owes_events exists');
+select ok(cadence.endpoint_owes_events('ea000000-0000-4000-8000-000000000001'), 'endpoint_owes_events: events recorded and in no message yet');
+insert into public.event_endpoints (id, url, notify_email, enabled, disabled_at)
+values ('ea000000-0000-4000-8000-000000000002', 'https://hooks.example.com/other', 'staff@example.com', false, now());
+select ok(not cadence.endpoint_owes_events('ea000000-0000-4000-8000-000000000002'), 'endpoint_owes_events: not an endpoint nothing was owed to');
+select has_function('cadence', 'events_are_due', 'events_are_due exists');
+select ok(cadence.events_are_due(), 'events_are_due: an enabled endpoint past its next attempt, with events owed');
+update public.event_endpoints set next_attempt_at = now() + interval '1 minute' where id = 'ea000000-0000-4000-8000-000000000001';
+select ok(not cadence.events_are_due(), 'events_are_due: not while that endpoint is leased or waits out a backoff');
+update public.event_endpoints set next_attempt_at = '2026-03-02 12:00+00' where id = 'ea000000-0000-4000-8000-000000000001';
+select is(pg_temp.executors('cadence.events_are_due'), '{service_role}', 'events_are_due: only service_role (and the owner, pg_cron''s) may execute it');
 
 -- cadence.event_message
 select has_function('cadence', 'event_message', array['events'], 'event_message exists');
