@@ -1,13 +1,16 @@
+import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeDirectOnly, scopedDatabase } from "../support/database.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
+import { SUPABASE_EXTENSIONS_SQL } from "../support/supabase-extensions.ts";
 import { openTestEndpoint } from "./test-endpoint.ts";
 
 // The events job on Supabase (supabase/README.md): pg_cron asks cadence.events_are_due() every
 // second and, only when it is true, calls the outbox function's /outbox/events, which delivers the
 // events owed and nothing else. Here the function runs under Deno as `supabase functions serve`
-// would, on SUPABASE_DB_URL, and the job's question is asked in SQL.
+// would, on SUPABASE_DB_URL; the README's blocks run as written against stand-ins for pg_cron, pg_net
+// and Vault (support/supabase-extensions.ts), and the job's command is run by hand.
 
 const database = scopedDatabase();
 
@@ -50,5 +53,50 @@ describeDirectOnly("POST /outbox/events, the call of the events job", () => {
     expect(await call()).toEqual({ status: 200, body: { events: { messages: 0, events: 0, failed: 0, disabled: 0 } } });
     expect((await call("GET")).status).toBe(405);
     expect(endpoint.receiver.messages).toHaveLength(1);
+  });
+});
+
+/** supabase/README.md's ```sql block that holds `text`, as written. */
+const readmeBlock = (text: string) =>
+  [...readFileSync(new URL("../../supabase/README.md", import.meta.url), "utf8").matchAll(/^```sql\n([\s\S]*?)^```$/gm)].map((match) => match[1]).find((block) => block.includes(text))!;
+
+describeDirectOnly("the events job, as supabase/README.md schedules it", () => {
+  let sql: postgres.Sql;
+  const sent = async () => (await sql<{ url: string }[]>`select url from net.http_request_queue order by id`).map((request) => request.url);
+  const runJob = async (name: string) => {
+    const [{ command }] = await sql<{ command: string }[]>`select command from cron.job where jobname = ${name}`;
+    await sql.unsafe(command);
+  };
+
+  beforeAll(async () => {
+    sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    await sql.unsafe(SUPABASE_EXTENSIONS_SQL);
+    // The outbox pass's block stores the project's URL in Vault; the events job reads it.
+    await sql.unsafe(readmeBlock("cron.schedule('cadence-outbox'"));
+    await sql.unsafe(readmeBlock("cron.schedule('cadence-events'"));
+    await openTestEndpoint(sql, { notifyEmail: "job@example.com" }).then((endpoint) => endpoint.receiver.close());
+  });
+  afterAll(() => sql?.end());
+
+  it("runs every second, and prunes pg_cron's log of its runs to a week", async () => {
+    expect(await sql`select jobname, schedule from cron.job order by jobid`).toEqual([
+      { jobname: "cadence-outbox", schedule: "* * * * *" },
+      { jobname: "cadence-events", schedule: "1 seconds" },
+      { jobname: "cadence-cron-log", schedule: "0 3 * * *" },
+    ]);
+    await sql`insert into cron.job_run_details (end_time) values (now() - interval '8 days'), (now() - interval '1 day')`;
+    await runJob("cadence-cron-log");
+    expect((await sql`select count(*)::integer as runs from cron.job_run_details`)[0].runs).toBe(1);
+  });
+
+  it("calls nothing while no endpoint is due with events owed", async () => {
+    await runJob("cadence-events");
+    expect(await sent()).toEqual([]);
+  });
+
+  it("calls the outbox function's /outbox/events once an event is owed", async () => {
+    await sql`insert into public.accounts (email, display_name) values ('job-owed@example.com', 'Job')`;
+    await runJob("cadence-events");
+    expect(await sent()).toEqual(["https://<project-ref>.supabase.co/functions/v1/outbox/events"]);
   });
 });
