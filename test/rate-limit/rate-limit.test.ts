@@ -17,6 +17,15 @@ import { freePort } from "../support/postgres-server.ts";
 import { type RedisServer, redisServerAvailable, startRedis } from "../support/redis.ts";
 import { startUpstashStub, type UpstashStub } from "../support/upstash-stub.ts";
 
+/**
+ * Waits out the end of the current minute if it is near, so that checks of a per-minute rule made
+ * now (a fixed window, the epoch's minutes, on the real clock) cannot straddle two windows.
+ */
+async function awayFromWindowEnd() {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+}
+
 const haveRedis = redisServerAvailable();
 const needsRedis = haveRedis ? "" : " [SKIPPED: no redis-server on this machine]";
 
@@ -269,6 +278,7 @@ describe.skipIf(!haveRedis)(`a plain Redis (REDIS_URL) under @upstash/ratelimit,
     const store = await createLimiter({ REDIS_URL: redisServer!.url }, silent, Date.now, { bounds: PATIENT });
     try {
       const rule = perMinute(unique("license"), 10);
+      await awayFromWindowEnd();
       for (let i = 0; i < 11; i += 1) await store.limiter.limit(rule, ip);
       await look.sendCommand(["CONFIG", "RESETSTAT"]);
       const floods = await Promise.all(Array.from({ length: 100 }, () => store.limiter.limit(rule, ip)));
@@ -472,6 +482,7 @@ describe.skipIf(!haveRedis)(`Upstash over HTTP: what the limiter sends to the RE
       await before(rule.name);
       await store.limiter.limit(perMinute(unique("warm-up"), 10), ip);
       await Promise.all(background.splice(0));
+      await awayFromWindowEnd();
       await look.sendCommand(["CONFIG", "RESETSTAT"]);
       const results = [];
       for (let i = 0; i < 12; i += 1) results.push(await store.limiter.limit(rule, ip));
@@ -685,12 +696,6 @@ describe("rate limits over HTTP (memory store)", () => {
       expect(refused[0].headers.get("etag")).toBeNull();
       expect(sightings).toHaveLength(10);
     });
-
-    /** Waits out the end of the current minute if it is near, so a flood's window cannot turn midway. */
-    async function awayFromWindowEnd() {
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
-    }
 
     async function flood(limiter: RateLimiter) {
       const { request } = testApp(db, { limiter });
