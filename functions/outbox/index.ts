@@ -5,6 +5,7 @@
 // gains nothing by calling it.
 import { isUnavailable } from "../app/db/unavailable.ts";
 import { configFromEnvironment } from "../app/environment.ts";
+import { failures } from "../app/errors.ts";
 import { deliverEvents } from "../app/events/deliver-events.ts";
 import { consoleLogger, errorMessage } from "../app/log.ts";
 import { orExitOnOperatorError } from "../app/operator-error.ts";
@@ -33,7 +34,8 @@ Deno.serve({ port: config.PORT, onListen }, async (request) => {
     } catch (error) {
       // The next second's job tries again; an outage is logged once where it starts (db/availability.ts).
       if (!isUnavailable(error)) consoleLogger("error", "event_delivery_failed", { error: errorMessage(error) });
-      return Response.json({ message: "service unavailable" }, { status: 503, headers: { "retry-after": "1" } });
+      const [status, body] = failures.service_unavailable;
+      return Response.json(body, { status, headers: { "retry-after": "1" } });
     }
   }
   const report = await runScheduledPass(ports);

@@ -5,7 +5,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(36);
+select plan(37);
 
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
   select array(select r from unnest(array['anon', 'authenticated', 'service_role']) as r
@@ -47,6 +47,7 @@ update public.event_endpoints set next_attempt_at = now() + interval '1 minute' 
 select ok(not cadence.events_are_due(), 'events_are_due: not while that endpoint is leased or waits out a backoff');
 update public.event_endpoints set next_attempt_at = '2026-03-02 12:00+00' where id = 'ea000000-0000-4000-8000-000000000001';
 select is(pg_temp.executors('cadence.events_are_due'), '{service_role}', 'events_are_due: only service_role (and the owner, pg_cron''s) may execute it');
+select is(pg_temp.executors('cadence.endpoint_owes_events'), '{service_role}', 'endpoint_owes_events: only service_role (and the owner) may execute it');
 
 -- cadence.event_message
 select has_function('cadence', 'event_message', array['events'], 'event_message exists');

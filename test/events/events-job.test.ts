@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import postgres from "postgres";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeDirectOnly, scopedDatabase } from "../support/database.ts";
+import { freePort } from "../support/postgres-server.ts";
 import { type RunningServer, startServer } from "../support/server.ts";
 import { SUPABASE_EXTENSIONS_SQL } from "../support/supabase-extensions.ts";
 import { openTestEndpoint } from "./test-endpoint.ts";
@@ -53,6 +54,21 @@ describeDirectOnly("POST /outbox/events, the call of the events job", () => {
     expect(await call()).toEqual({ status: 200, body: { events: { messages: 0, events: 0, failed: 0, disabled: 0 } } });
     expect((await call("GET")).status).toBe(405);
     expect(endpoint.receiver.messages).toHaveLength(1);
+  });
+});
+
+describeDirectOnly("POST /outbox/events while the database is away", () => {
+  it("answers 503 with Retry-After 1 and the API's message, and no stack", async () => {
+    const closed = await freePort();
+    const outbox = await startServer({ SUPABASE_DB_URL: `postgres://postgres:postgres@127.0.0.1:${closed}/postgres` }, "functions/outbox/index.ts");
+    try {
+      const response = await fetch(`${outbox.url}/outbox/events`, { method: "POST" });
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("1");
+      expect(await response.json()).toEqual({ message: "service temporarily unavailable" });
+    } finally {
+      await outbox.stop();
+    }
   });
 });
 
