@@ -6,9 +6,9 @@ import { openTestEndpoint } from "./test-endpoint.ts";
 // Issue 61, item 4, for the delivery worker alone, on a clock 20 times faster than the real one so
 // that half the requests can fail and their backoffs still pass in seconds. Staff edits and
 // lifecycle changes run against a real database while a delivery worker
-// (test/events/delivery-worker.ts, the app's deliverEvents under Deno) is killed with SIGKILL every
+// (test/events/delivery-worker.ts, the app's followEvents under Deno) is killed with SIGKILL every
 // `killEveryMs`, and the receiver, which verifies every request with the `standardwebhooks`
-// package, fails half of them at random. Then the worker drains what is left, and the verdict
+// package, fails half of them at random (never more than three in a row). Then the worker drains what is left, and the verdict
 // compares what arrived with what was recorded (test/events/delivery-proof.test.ts). The issue's
 // proof, the whole server killed on the real clock, is test/simulate/server-kill-proof.ts.
 
@@ -53,7 +53,14 @@ export async function proveDelivery(options: ProofOptions): Promise<ProofVerdict
   const random = seeded(options.seed);
   const epoch = Date.now();
   const clock = () => epoch + (Date.now() - epoch) * CLOCK_RATE;
-  const endpoint = await openTestEndpoint(sql, { notifyEmail: "proof@example.com", batchSize: 50, clock, answer: () => (random() < 0.5 ? 500 : 200) });
+  // Half the requests refused at random, but never more than three in a row: a streak of k earns a
+  // backoff of 5 s * 2^(k-1), and one of nine (a run in fifty) outlasts the drain even at 20x.
+  let refusedInARow = 0;
+  const answer = () => {
+    refusedInARow = refusedInARow < 3 && random() < 0.5 ? refusedInARow + 1 : 0;
+    return refusedInARow > 0 ? 500 : 200;
+  };
+  const endpoint = await openTestEndpoint(sql, { notifyEmail: "proof@example.com", batchSize: 50, clock, answer });
   let worker: ChildProcess | undefined;
   let kills = 0;
   try {
