@@ -471,7 +471,11 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     const reads = await readWhile(proxy, () => !flood.running());
     const answers: Array<{ address: string; outcome: string }> = JSON.parse(await flood.finished);
     expect(answers).toHaveLength(addresses.length * perAddress);
-    const answered = (a: { outcome: string }) => a.outcome === "200" || a.outcome === "429";
+    // 200 or 429 once the limit counted it; 503 (Retry-After) when the machine could not keep up:
+    // the proxy's queue bound (`timeout queue`, logged sQ) or the app's admission bound, the
+    // overload answer functions/README.md promises. A run under a profiler met the queue's once.
+    const limited = (a: { outcome: string }) => a.outcome === "200" || a.outcome === "429";
+    const answered = (a: { outcome: string }) => limited(a) || a.outcome === "503";
     console.log(`1,500 concurrent POST /api/v2/license: ${JSON.stringify(counts(answers.map((a) => a.outcome)))}; kiosk reads meanwhile ${JSON.stringify(counts(reads.map((read) => read.outcome)))}, ${JSON.stringify(timesOf(reads))} ms; longest TLS handshake at the proxy: burst ${longestHandshake(proxy, addresses)} ms, reads ${longestHandshake(proxy, reads.map((read) => read.address))} ms`);
     expect(failedReads(proxy, reads)).toEqual([]);
     // The proxy gives a connection 10 s from its accept for its TLS handshake and request, as against
@@ -480,13 +484,13 @@ describe.skipIf(!redisServerAvailable())("HAProxy (functions/production/haproxy.
     // unanswered must be one the proxy logged ending on those client timeouts, from its address.
     for (const address of addresses) {
       const unanswered = answers.filter((a) => a.address === address && !answered(a)).length;
-      const logged = proxy.logs().split("\n").filter((line) => line.startsWith(`${address}:`) && !/ (200|429) /.test(line));
+      const logged = proxy.logs().split("\n").filter((line) => line.startsWith(`${address}:`) && !/ (200|429|503) /.test(line));
       expect(unanswered, logged.join("\n")).toBeLessThanOrEqual(endedOnClientTimeouts(proxy, address));
     }
     for (const address of addresses) {
       const allowed = answers.filter((a) => a.address === address && a.outcome === "200").length;
       // A window's worth (or every answer, if fewer), and exactly what Redis let through for that address.
-      expect(allowed).toBeGreaterThanOrEqual(Math.min(KIOSK_LIMIT, answers.filter((a) => a.address === address && answered(a)).length));
+      expect(allowed).toBeGreaterThanOrEqual(Math.min(KIOSK_LIMIT, answers.filter((a) => a.address === address && limited(a)).length));
       expect(allowed).toBe(await allowedByRedis("license", address));
     }
     expect(alive(proxy.pid)).toBe(true);

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { afterAll, beforeAll, describe, inject } from "vitest";
+import { afterAll, beforeAll, describe, inject, it } from "vitest";
 import type { Database } from "../../functions/app/db/database.ts";
 import { openPostgres } from "../../functions/app/db/postgres.ts";
 import { registerDatabase } from "./clock.ts";
@@ -29,6 +29,9 @@ const THROUGH_POOLER = process.env.CADENCE_TEST_THROUGH_POOLER === "1";
  * only, so the `pooler` project runs only what reaches Postgres through PgBouncer.
  */
 export const describeDirectOnly = describe.skipIf(THROUGH_POOLER);
+
+/** `it` for one test of a pooler suite that the pooler cannot change (a SQL function beside its TypeScript twin). */
+export const itDirectOnly = it.skipIf(THROUGH_POOLER);
 
 function throughPooler(url: string): string {
   const port = inject("pgPoolerPort");
