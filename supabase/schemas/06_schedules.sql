@@ -103,15 +103,21 @@ CREATE FUNCTION cadence.canonical_json(p_value jsonb) RETURNS text
     AS $$
 begin
   -- A jsonb scalar prints as JSON.stringify prints it for what payloads hold (strings, integers,
-  -- booleans, null). Keys compare byte-wise, as JavaScript sorts the payload's ASCII keys.
+  -- booleans, null). Keys compare byte-wise, as JavaScript sorts the payload's ASCII keys. Scalars
+  -- print in their container's query, not by a call each: a block's ten fields were ten calls, and
+  -- a schedule of 1,441 blocks took 450 ms to version (42 ms to assemble).
   case pg_catalog.jsonb_typeof(p_value)
     when 'object' then
       return '{' || coalesce((
-        select pg_catalog.string_agg(pg_catalog.to_json(e.key)::text || ':' || cadence.canonical_json(e.value), ',' order by e.key collate "C")
+        select pg_catalog.string_agg(pg_catalog.to_json(e.key)::text || ':' ||
+                 case when pg_catalog.jsonb_typeof(e.value) in ('object', 'array') then cadence.canonical_json(e.value) else e.value::text end,
+                 ',' order by e.key collate "C")
         from pg_catalog.jsonb_each(p_value) as e), '') || '}';
     when 'array' then
       return '[' || coalesce((
-        select pg_catalog.string_agg(cadence.canonical_json(a.value), ',' order by a.n)
+        select pg_catalog.string_agg(
+                 case when pg_catalog.jsonb_typeof(a.value) in ('object', 'array') then cadence.canonical_json(a.value) else a.value::text end,
+                 ',' order by a.n)
         from pg_catalog.jsonb_array_elements(p_value) with ordinality as a(value, n)), '') || ']';
     else
       return p_value::text;
@@ -482,12 +488,22 @@ begin
     where p.schedule_id in (select u.id from unnest(p_schedule_ids) as u(id))
     order by p.schedule_id
       for update;
+  -- An edit that changes nothing a kiosk sees (a block's id order, say) writes nothing. An update,
+  -- not an upsert: an upsert computes the stored version (cadence.schedule_version) for the row it
+  -- proposes, and again for the row it updates, or for nothing when the payload is unchanged.
+  update public.schedule_payloads as p
+     set payload = n.payload
+    from (select s.id, cadence.schedule_content(s.id) as payload
+            from public.schedules as s
+           where s.id in (select u.id from unnest(p_schedule_ids) as u(id))) as n
+   where p.schedule_id = n.id and p.payload::text is distinct from n.payload::text;
+  -- A schedule with no payload yet (new): the upsert settles a race with another first refresh.
   insert into public.schedule_payloads (schedule_id, payload)
   select s.id, cadence.schedule_content(s.id)
     from public.schedules as s
    where s.id in (select u.id from unnest(p_schedule_ids) as u(id))
+     and not exists (select from public.schedule_payloads as p where p.schedule_id = s.id)
       on conflict (schedule_id) do update set payload = excluded.payload
-   -- An edit that changes nothing a kiosk sees (a block's id order, say) writes nothing.
    where public.schedule_payloads.payload::text is distinct from excluded.payload::text;
 end
 $$;
