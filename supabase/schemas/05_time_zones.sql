@@ -22,11 +22,16 @@ CREATE FUNCTION cadence.check_time_zone() RETURNS trigger
     SET search_path TO ''
     AS $$
 declare
-  -- Zones this transaction already checked: reading pg_timezone_names costs ~30 ms (it opens every
-  -- zone file), so a bulk edit that sets one zone on many rows reads it once.
+  -- Zones this transaction already checked: reading pg_timezone_names costs 30-65 ms (it opens
+  -- every zone file), so a bulk edit that sets one zone on many rows reads it once.
   v_checked text := coalesce(pg_catalog.current_setting('cadence.checked_time_zones', true), '');
 begin
-  if new.time_zone is null or pg_catalog.strpos(v_checked, '|' || new.time_zone || '|') > 0 then
+  -- Read nothing for UTC (an account's default: every onboarding stored it, and paid the read), nor
+  -- for a zone the row already had, which was checked when stored. A name with a | is never taken
+  -- from the list of checked ones: 'A||B' is in '|A||B|'.
+  if new.time_zone is null or new.time_zone = 'UTC'
+     or (tg_op = 'UPDATE' and new.time_zone = old.time_zone)
+     or (pg_catalog.strpos(new.time_zone, '|') = 0 and pg_catalog.strpos(v_checked, '|' || new.time_zone || '|') > 0) then
     return new;
   end if;
   if new.time_zone not in (select cadence.iana_time_zones()) then

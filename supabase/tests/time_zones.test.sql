@@ -4,7 +4,7 @@ begin;
 set local client_min_messages = warning;
 create extension if not exists pgtap with schema extensions;
 set local search_path = extensions, public;
-select plan(16);
+select plan(18);
 
 -- The API roles that may execute a function: its grants are part of its design.
 create function pg_temp.executors(p_function regproc) returns text[] language sql as $$
@@ -40,6 +40,10 @@ select throws_ok($$update public.accounts set time_zone = 'localtime' where id =
   '23514', null, 'check_time_zone: the server''s localtime is refused');
 select lives_ok($$update public.license_keys set time_zone = 'US/Eastern' where key = 'ZONE-0000-0000-0003'$$,
   'check_time_zone: a backward link is accepted');
+select throws_ok($$update public.license_keys set time_zone = 'Asia/Tokyo||US/Eastern' where key = 'ZONE-0000-0000-0003'$$,
+  '23514', null, 'check_time_zone: two zones this transaction checked, joined by ||, are refused');
+select lives_ok($$update public.license_keys set time_zone = 'UTC' where key = 'ZONE-0000-0000-0003'$$,
+  'check_time_zone: UTC is accepted');
 select is(pg_temp.executors('cadence.check_time_zone'), '{}', 'check_time_zone: a trigger function no API role may execute');
 
 -- cadence.license_key_time_zone
