@@ -2,6 +2,7 @@
 import { Buffer } from "node:buffer";
 import postgres from "postgres";
 import { REINSTATE, SUSPEND } from "../../functions/app/automations/calls.ts";
+import { failures } from "../../functions/app/errors.ts";
 import { signStandardWebhookRequest } from "../../functions/app/signatures/signed-request.ts";
 import { judgeDelivery, type ServerKillVerdict } from "../events/delivery-verdict.ts";
 import { openTestEndpoint } from "../events/test-endpoint.ts";
@@ -133,9 +134,10 @@ export async function proveDeliveryThroughKills(options: ServerKillOptions): Pro
 
 /**
  * The automation platform: `callsPerMinute` signed calls, each suspending a key it holds active or
- * reinstating one it suspended. A call cut by a kill (no answer) or told to wait (429, 503) is sent
- * again under the same webhook-id, which the server answers once; any other answer but 200 is
- * unexpected.
+ * reinstating one it suspended. A call cut by a kill (no answer) or told to wait (429, 503, or 409
+ * while its webhook-id is still held by a request a kill cut, until that claim's lease ends) is
+ * sent again under the same webhook-id, after Retry-After, which the server answers once; any other
+ * answer but 200 is unexpected.
  */
 async function platformAtWork(
   keys: string[],
@@ -172,7 +174,8 @@ async function platformAtWork(
         else suspended.delete(key);
         break;
       }
-      if (status !== undefined && status !== 429 && status !== 503) {
+      const toldToWait = status === 429 || status === 503 || (status === 409 && text === JSON.stringify(failures.idempotency_key_in_progress[1]));
+      if (status !== undefined && !toldToWait) {
         plan.counts.unexpected.push(`${call.name} ${status}: ${text.slice(0, 200)}`);
         break;
       }
